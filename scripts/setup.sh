@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
+# Usage: scripts/setup.sh [--with-torch]   (--with-torch adds python3-torch for parity scripts/benchmarks)
+set -euo pipefail
+
+packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
+          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox)
+for arg in "$@"; do
+  case "$arg" in
+    --with-torch) packages+=(python3-torch python3-numpy) ;;
+    --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz)" >&2; exit 2 ;;
+  esac
+done
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup.sh: this system has no apt. Install by hand: a C++20 compiler (g++ >= 12), CMake >= 3.20," >&2
+  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, and gnuplot (optional)." >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+
+echo "setup.sh: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null 2>&1 || { echo "setup.sh: not root and no sudo; run: apt-get install ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
