@@ -1,0 +1,172 @@
+// graph.cpp: recording ops, accumulating gradients, the backward pass, anomaly mode, DOT export.
+#include "autograd/graph.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace sf {
+
+// ---- anomaly mode ----
+
+static thread_local bool g_anomaly = false;
+void set_anomaly_mode(bool on) { g_anomaly = on; }
+bool anomaly_mode() { return g_anomaly; }
+AnomalyGuard::AnomalyGuard(bool on) : previous_(g_anomaly) { g_anomaly = on; }
+AnomalyGuard::~AnomalyGuard() { g_anomaly = previous_; }
+
+bool all_finite(const Tensor& t) {
+  return dispatch(t.dtype(), [&](auto tag) {
+    const auto* p = t.data<decltype(tag)>();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i)
+      if (!std::isfinite(p[i])) return false;
+    return true;
+  });
+}
+
+static std::string shapes_of(const std::vector<Tensor>& inputs) {
+  std::string s;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    if (!s.empty()) s += ", ";
+    s += shape_str(t.shape());
+  }
+  return s;
+}
+
+// ---- recording ----
+
+Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward) {
+  if (g_anomaly && !all_finite(out))
+    throw NumericalError(std::string("anomaly: forward of '") + op + "' with inputs " +
+                         shapes_of(inputs) + " produced NaN or Inf");
+  if (!grad_enabled()) return out;
+  bool needs_grad = false;
+  for (const Tensor& t : inputs) needs_grad = needs_grad || (t.defined() && t.requires_grad());
+  if (!needs_grad) return out;
+  auto node = std::make_shared<Node>();
+  node->op = op;
+  node->inputs = std::move(inputs);
+  node->backward = std::move(backward);
+  out.impl()->requires_grad = true;
+  out.impl()->grad_fn = std::move(node);
+  return out;
+}
+
+void accumulate_grad(const Tensor& t, const Tensor& g) {
+  if (!t.defined() || !t.requires_grad()) return;
+  if (g.shape() != t.shape() || g.dtype() != t.dtype())
+    throw ShapeError("backward: gradient of shape " + shape_str(g.shape()) + " " +
+                     dtype_name(g.dtype()) + " for a tensor of shape " + shape_str(t.shape()) + " " +
+                     dtype_name(t.dtype()));
+  TensorImpl* impl = t.impl();
+  if (!impl->grad) {
+    // First contribution: take g itself when nobody else can see it, else a private copy.
+    bool sole_owner = g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1;
+    impl->grad = sole_owner ? g.impl_ptr() : g.clone().impl_ptr();
+    return;
+  }
+  Tensor acc(impl->grad);
+  dispatch(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* a = acc.data<T>();
+    const T* b = g.data<T>();
+    for (int64_t i = 0, n = acc.numel(); i < n; ++i) a[i] += b[i];
+  });
+}
+
+// ---- backward ----
+
+std::vector<Tensor> topological_order(const Tensor& root) {
+  std::vector<Tensor> order;
+  std::unordered_set<TensorImpl*> visited;
+  // Iterative post-order DFS: (tensor, index of the next input to visit).
+  std::vector<std::pair<Tensor, size_t>> stack;
+  stack.emplace_back(root, 0);
+  visited.insert(root.impl());
+  while (!stack.empty()) {
+    auto& [t, next] = stack.back();
+    Node* node = t.grad_fn().get();
+    if (node && next < node->inputs.size()) {
+      const Tensor& input = node->inputs[next++];
+      if (input.defined() && !visited.count(input.impl())) {
+        visited.insert(input.impl());
+        stack.emplace_back(input, 0);
+      }
+      continue;
+    }
+    order.push_back(t);
+    stack.pop_back();
+  }
+  return order;
+}
+
+void Tensor::backward(const Tensor& grad, bool retain_graph) const {
+  if (!requires_grad())
+    throw Error("backward: this tensor does not require grad (no input had requires_grad set)");
+  Tensor seed = grad;
+  if (!seed.defined()) {
+    if (numel() != 1)
+      throw ShapeError("backward: output of shape " + shape_str(shape()) +
+                       " is not a scalar; pass a gradient of the same shape");
+    seed = Tensor::ones(shape(), dtype());
+  } else if (seed.shape() != shape()) {
+    throw ShapeError("backward: gradient of shape " + shape_str(seed.shape()) +
+                     " for an output of shape " + shape_str(shape()));
+  }
+  std::vector<Tensor> order = topological_order(*this);
+  NoGradGuard no_grad;  // backward closures build no graph of their own
+  accumulate_grad(*this, seed.dtype() == dtype() ? seed : seed.to(dtype()));
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    TensorImpl* t = it->impl();
+    Node* node = t->grad_fn.get();
+    if (!node) continue;  // a leaf: its .grad is the result
+    if (node->freed)
+      throw Error("backward: the graph through '" + node->op +
+                  "' was freed by an earlier backward(); pass retain_graph=true to the first call");
+    if (t->grad) {
+      node->backward(Tensor(t->grad));
+      if (g_anomaly)
+        for (const Tensor& input : node->inputs)
+          if (input.defined() && input.impl()->grad && !all_finite(input.grad()))
+            throw NumericalError("anomaly: backward of '" + node->op + "' with inputs " +
+                                 shapes_of(node->inputs) + " produced NaN or Inf");
+    }
+    if (!t->retains_grad) t->grad.reset();  // non-leaf gradients are temporary
+    if (!retain_graph) {
+      node->backward = nullptr;  // releases what the closure captured (activations)
+      node->inputs.clear();
+      node->freed = true;
+    }
+  }
+}
+
+// ---- DOT export ----
+
+std::string to_dot(const Tensor& root) {
+  std::ostringstream os;
+  os << "digraph autograd {\n  rankdir=BT;\n  node [fontname=\"Helvetica\", fontsize=10];\n";
+  std::unordered_map<TensorImpl*, int> id;
+  std::vector<Tensor> order = topological_order(root);
+  for (const Tensor& t : order) {
+    int i = static_cast<int>(id.size());
+    id[t.impl()] = i;
+    std::string label = t.name().empty() ? "" : t.name() + "\\n";
+    label += shape_str(t.shape());
+    const char* fill = t.is_leaf() ? (t.requires_grad() ? "lightblue" : "lightgray") : "white";
+    os << "  t" << i << " [shape=box, style=filled, fillcolor=" << fill << ", label=\"" << label
+       << "\"];\n";
+    if (Node* node = t.grad_fn().get()) {
+      os << "  op" << i << " [shape=ellipse, label=\"" << node->op << "\"];\n";
+      os << "  op" << i << " -> t" << i << ";\n";
+      for (const Tensor& input : node->inputs)
+        if (input.defined()) os << "  t" << id.at(input.impl()) << " -> op" << i << ";\n";
+    }
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace sf

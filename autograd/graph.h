@@ -1,0 +1,54 @@
+// graph.h: the autograd graph. Every op ends with `return record(out, "name", {inputs}, backward)`,
+// which (when an input requires grad) attaches a Node holding the inputs and a backward closure
+// that turns d(loss)/d(out) into contributions to each input's .grad.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace sf {
+
+// Receives dout (same shape as the op's output) and calls accumulate_grad for each input.
+using BackwardFn = std::function<void(const Tensor& dout)>;
+
+struct Node {
+  std::string op;              // "matmul", "add", ...
+  std::vector<Tensor> inputs;  // the parents in the graph
+  BackwardFn backward;         // null once the graph is freed
+  bool freed = false;
+};
+
+// Finishes an op: checks the output in anomaly mode and, if grad mode is on and any input
+// requires grad, attaches a Node so backward() can reach the inputs.
+Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward);
+
+// Adds g into t.grad (allocating zeros the first time); does nothing if t does not require grad.
+// Backward always accumulates: a tensor used twice receives the sum of both contributions.
+void accumulate_grad(const Tensor& t, const Tensor& g);
+
+// Anomaly mode: the first op whose forward or backward produces NaN/Inf throws NumericalError
+// naming the op and its input shapes (like torch.autograd.set_detect_anomaly(True)).
+void set_anomaly_mode(bool on);
+bool anomaly_mode();
+class AnomalyGuard {
+ public:
+  explicit AnomalyGuard(bool on = true);
+  ~AnomalyGuard();
+  AnomalyGuard(const AnomalyGuard&) = delete;
+  AnomalyGuard& operator=(const AnomalyGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+bool all_finite(const Tensor& t);
+
+// The tensors of the graph below `root` in topological order (inputs before outputs).
+std::vector<Tensor> topological_order(const Tensor& root);
+
+// Graphviz DOT text of the graph that produced `root`: one box per tensor (name, shape),
+// one ellipse per op. Render with `dot -Tpng graph.dot -o graph.png`.
+std::string to_dot(const Tensor& root);
+
+}  // namespace sf

@@ -1,0 +1,84 @@
+// kernels.h: small loop helpers shared by the op files (not part of the public API).
+// Each runs one plain loop over contiguous memory, written once for float and double.
+#pragma once
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace sf::kernels {
+
+// out[i] = f(a[i]) in a's dtype.
+template <class F>
+Tensor map(const Tensor& a, F f) {
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) y[i] = f(x[i]);
+  });
+  return out;
+}
+
+// out[i] = f(a[i], b[i]) for two tensors of the same shape and dtype.
+template <class F>
+Tensor map2(const Tensor& a, const Tensor& b, F f) {
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    T* z = out.data<T>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) z[i] = f(x[i], y[i]);
+  });
+  return out;
+}
+
+// out[i] = f(a[i], b[i], c[i]) for three tensors of the same shape and dtype.
+template <class F>
+Tensor map3(const Tensor& a, const Tensor& b, const Tensor& c, F f) {
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    const T* w = c.data<T>();
+    T* z = out.data<T>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) z[i] = f(x[i], y[i], w[i]);
+  });
+  return out;
+}
+
+// Element strides of a tensor of shape `in` seen through the broadcast shape `out`
+// (0 along broadcast axes; `in` is right-aligned to `out` as in NumPy).
+std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
+
+// Walks `shape` row by row (a row = the last axis) like an odometer. For each row calls
+// f(row, off_a, off_b), where off_a / off_b are the element offsets of that row's start in two
+// operands with strides sa / sb over `shape` (stride 0 = broadcast along that axis).
+template <class F>
+void for_each_row(const Shape& shape, const std::vector<int64_t>& sa,
+                  const std::vector<int64_t>& sb, F f) {
+  size_t rank = shape.size();
+  int64_t n = rank ? shape[rank - 1] : 1;
+  int64_t total = shape_numel(shape);
+  if (total == 0) return;
+  std::vector<int64_t> index(rank, 0);
+  int64_t off_a = 0, off_b = 0;
+  for (int64_t row = 0, rows = total / n; row < rows; ++row) {
+    f(row, off_a, off_b);
+    for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      off_a += sa[d];
+      off_b += sb[d];
+      if (++index[d] < shape[d]) break;
+      off_a -= sa[d] * shape[d];
+      off_b -= sb[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Throws ShapeError unless a and b have the same dtype.
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
+
+}  // namespace sf::kernels

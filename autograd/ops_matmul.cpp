@@ -1,0 +1,144 @@
+// ops_matmul.cpp: matrix products on BLAS. float32 -> sgemm, float64 -> dgemm; a transpose is a
+// BLAS flag, never a copy. Under fp16/bf16 autocast the inputs and outputs are rounded to the
+// low-precision grid (accumulation stays float32, as on tensor cores).
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "autograd/graph.h"
+#include "autograd/kernels.h"
+#include "autograd/lowp.h"
+#include "autograd/ops.h"
+
+namespace sf {
+
+// C (M, N) = alpha * op(A) op(B) + beta * C, row-major, with op = transpose when the flag is set.
+static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
+                 float* C, float beta) {
+  if (M == 0 || N == 0) return;
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), 1.0f, A,
+              std::max(1, static_cast<int>(ta ? M : K)), B, std::max(1, static_cast<int>(tb ? K : N)), beta, C,
+              static_cast<int>(N));
+}
+static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A,
+                 const double* B, double* C, double beta) {
+  if (M == 0 || N == 0) return;
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), 1.0, A,
+              std::max(1, static_cast<int>(ta ? M : K)), B, std::max(1, static_cast<int>(tb ? K : N)), beta, C,
+              static_cast<int>(N));
+}
+
+// A copy of t rounded to the autocast grid, or t itself in fp32.
+static Tensor lowp_input(const Tensor& t) {
+  if (autocast_precision() == Precision::fp32 || t.dtype() != DType::f32) return t;
+  return lowp_round(t.detach().clone());
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+  kernels::check_same_dtype(a, b, "matmul");
+  if (a.dim() < 2 || b.dim() < 2)
+    throw ShapeError("matmul: both operands need at least 2 dimensions, got " + shape_str(a.shape()) +
+                     " and " + shape_str(b.shape()));
+  int64_t M = ta ? a.size(-1) : a.size(-2), K = ta ? a.size(-2) : a.size(-1);
+  int64_t Kb = tb ? b.size(-1) : b.size(-2), N = tb ? b.size(-2) : b.size(-1);
+  if (K != Kb)
+    throw ShapeError("matmul: inner dimensions differ, " + shape_str(a.shape()) + (ta ? "^T" : "") +
+                     " @ " + shape_str(b.shape()) + (tb ? "^T" : "") + " (" + std::to_string(K) +
+                     " vs " + std::to_string(Kb) + ")");
+  Shape batch_a(a.shape().begin(), a.shape().end() - 2), batch_b(b.shape().begin(), b.shape().end() - 2);
+  Shape batch = broadcast_shapes(batch_a, batch_b, "matmul");
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  Tensor out = Tensor::empty(out_shape, a.dtype());
+  Tensor al = lowp_input(a), bl = lowp_input(b);
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = al.data<T>();
+    const T* y = bl.data<T>();
+    T* z = out.data<T>();
+    if (batch_b.empty() && !ta) {
+      // b is one matrix: fold a's batch into its rows, one gemm for everything.
+      gemm(false, tb, shape_numel(batch) * M, N, K, x, y, z, 0);
+      return;
+    }
+    // One gemm per batch element; batch strides (in matrices) handle broadcasting.
+    Shape batch_shape = batch;
+    batch_shape.push_back(1);  // a trailing 1 so the odometer walks one matrix per "row"
+    Shape pa = batch_a, pb = batch_b;
+    pa.push_back(1);
+    pb.push_back(1);
+    std::vector<int64_t> sa = kernels::broadcast_strides(pa, batch_shape);
+    std::vector<int64_t> sb = kernels::broadcast_strides(pb, batch_shape);
+    kernels::for_each_row(batch_shape, sa, sb, [&](int64_t i, int64_t ia, int64_t ib) {
+      gemm(ta, tb, M, N, K, x + ia * M * K, y + ib * K * N, z + i * M * N, 0);
+    });
+  });
+  out = lowp_round(out);
+  return record(out, "matmul", {a, b}, [a, b, ta, tb](const Tensor& dout) {
+    Tensor g = lowp_input(dout);
+    // C = op(A) op(B): d op(A) = dC op(B)^T and d op(B) = op(A)^T dC, transposed back when flagged.
+    if (a.requires_grad()) {
+      Tensor da = ta ? matmul(b, g, tb, true) : matmul(g, b, false, !tb);
+      accumulate_grad(a, lowp_round(sum_to(da, a.shape())));
+    }
+    if (b.requires_grad()) {
+      Tensor db = tb ? matmul(g, a, true, ta) : matmul(a, g, !ta, false);
+      accumulate_grad(b, lowp_round(sum_to(db, b.shape())));
+    }
+  });
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  kernels::check_same_dtype(x, weight, "linear");
+  if (weight.dim() != 2 || x.dim() < 1 || x.size(-1) != weight.size(1))
+    throw ShapeError("linear: input " + shape_str(x.shape()) + " does not fit weight " +
+                     shape_str(weight.shape()) + " (expected (..., in) and (out, in))");
+  int64_t in = weight.size(1), out_features = weight.size(0), rows = x.numel() / std::max<int64_t>(in, 1);
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != out_features || bias.dtype() != x.dtype()))
+    throw ShapeError("linear: bias " + shape_str(bias.shape()) + " does not fit weight " +
+                     shape_str(weight.shape()));
+  Shape out_shape = x.shape();
+  out_shape.back() = out_features;
+  Tensor out = Tensor::empty(out_shape, x.dtype());
+  Tensor xl = lowp_input(x), wl = lowp_input(weight);
+  dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* y = out.data<T>();
+    if (bias.defined()) {  // y = b, then y += x W^T
+      const T* b = bias.data<T>();
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < out_features; ++j) y[r * out_features + j] = b[j];
+    }
+    gemm(false, true, rows, out_features, in, xl.data<T>(), wl.data<T>(), y, bias.defined() ? 1 : 0);
+  });
+  out = lowp_round(out);
+  return record(out, "linear", {x, weight, bias}, [x, weight, bias, rows, in, out_features](const Tensor& dout) {
+    Tensor g = lowp_input(dout);
+    dispatch(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* dy = g.data<T>();
+      if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
+        Tensor dx = Tensor::empty(x.shape(), x.dtype());
+        gemm(false, false, rows, in, out_features, dy, lowp_input(weight).data<T>(), dx.data<T>(), 0);
+        accumulate_grad(x, lowp_round(dx));
+      }
+      if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
+        Tensor dw = Tensor::empty(weight.shape(), weight.dtype());
+        gemm(true, false, out_features, in, rows, dy, lowp_input(x).data<T>(), dw.data<T>(), 0);
+        accumulate_grad(weight, lowp_round(dw));
+      }
+      if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
+        Tensor db = Tensor::zeros(bias.shape(), bias.dtype());
+        T* d = db.data<T>();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < out_features; ++j) d[j] += dy[r * out_features + j];
+        accumulate_grad(bias, db);
+      }
+    });
+  });
+}
+
+}  // namespace sf

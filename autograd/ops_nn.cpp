@@ -1,0 +1,346 @@
+// ops_nn.cpp: the fused neural-network ops. Each has a forward and a backward kernel side by
+// side, running one loop over contiguous rows; tests check each against its composition of
+// primitives (e.g. softmax vs exp(x - max) / sum).
+#include <cmath>
+#include <limits>
+
+#include "autograd/graph.h"
+#include "autograd/kernels.h"
+#include "autograd/ops.h"
+
+namespace sf {
+
+// A tensor seen as (outer, n, inner) around `axis`: row (o, i) has n elements at stride inner.
+struct Rows {
+  int64_t outer = 1, n = 1, inner = 1;
+  Rows(const Shape& shape, int64_t axis) {
+    n = shape[axis];
+    for (int64_t i = 0; i < axis; ++i) outer *= shape[i];
+    for (size_t i = axis + 1; i < shape.size(); ++i) inner *= shape[i];
+  }
+  int64_t count() const { return outer * inner; }
+  int64_t base(int64_t r) const { return (r / inner) * n * inner + r % inner; }
+};
+
+// ---- softmax ----
+// y = e^(x - max) / sum e^(x - max). A row that is entirely -inf (fully masked) gives zeros.
+template <class T>
+static void softmax_forward(const T* x, T* y, const Rows& rows) {
+  for (int64_t r = 0; r < rows.count(); ++r) {
+    const T* xr = x + rows.base(r);
+    T* yr = y + rows.base(r);
+    int64_t s = rows.inner;
+    T m = -std::numeric_limits<T>::infinity();
+    for (int64_t j = 0; j < rows.n; ++j) m = std::max(m, xr[j * s]);
+    if (m == -std::numeric_limits<T>::infinity()) {
+      for (int64_t j = 0; j < rows.n; ++j) yr[j * s] = 0;
+      continue;
+    }
+    T total = 0;
+    for (int64_t j = 0; j < rows.n; ++j) total += (yr[j * s] = std::exp(xr[j * s] - m));
+    T inv = 1 / total;
+    for (int64_t j = 0; j < rows.n; ++j) yr[j * s] *= inv;
+  }
+}
+// dx = y * (dy - sum(dy * y))
+template <class T>
+static void softmax_backward(const T* y, const T* dy, T* dx, const Rows& rows) {
+  for (int64_t r = 0; r < rows.count(); ++r) {
+    int64_t b = rows.base(r), s = rows.inner;
+    T dot = 0;
+    for (int64_t j = 0; j < rows.n; ++j) dot += dy[b + j * s] * y[b + j * s];
+    for (int64_t j = 0; j < rows.n; ++j) dx[b + j * s] = y[b + j * s] * (dy[b + j * s] - dot);
+  }
+}
+
+Tensor softmax(const Tensor& a, int64_t axis) {
+  Rows rows(a.shape(), normalize_axis(axis, a.dim(), "softmax"));
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    softmax_forward(a.data<T>(), out.data<T>(), rows);
+  });
+  return record(out, "softmax", {a}, [a, y = out.detach(), rows](const Tensor& dout) {
+    Tensor da = Tensor::empty(a.shape(), a.dtype());
+    dispatch(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      softmax_backward(y.data<T>(), dout.data<T>(), da.data<T>(), rows);
+    });
+    accumulate_grad(a, da);
+  });
+}
+
+// ---- log_softmax ----
+// y = x - max - log(sum e^(x - max));  dx = dy - e^y * sum(dy)
+Tensor log_softmax(const Tensor& a, int64_t axis) {
+  Rows rows(a.shape(), normalize_axis(axis, a.dim(), "log_softmax"));
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data<T>();
+    T* y = out.data<T>();
+    for (int64_t r = 0; r < rows.count(); ++r) {
+      int64_t b = rows.base(r), s = rows.inner;
+      T m = -std::numeric_limits<T>::infinity();
+      for (int64_t j = 0; j < rows.n; ++j) m = std::max(m, x[b + j * s]);
+      T total = 0;
+      for (int64_t j = 0; j < rows.n; ++j) total += std::exp(x[b + j * s] - m);
+      T lse = m + std::log(total);
+      for (int64_t j = 0; j < rows.n; ++j) y[b + j * s] = x[b + j * s] - lse;
+    }
+  });
+  return record(out, "log_softmax", {a}, [a, y = out.detach(), rows](const Tensor& dout) {
+    Tensor da = Tensor::empty(a.shape(), a.dtype());
+    dispatch(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* yv = y.data<T>();
+      const T* dy = dout.data<T>();
+      T* dx = da.data<T>();
+      for (int64_t r = 0; r < rows.count(); ++r) {
+        int64_t b = rows.base(r), s = rows.inner;
+        T total = 0;
+        for (int64_t j = 0; j < rows.n; ++j) total += dy[b + j * s];
+        for (int64_t j = 0; j < rows.n; ++j) dx[b + j * s] = dy[b + j * s] - std::exp(yv[b + j * s]) * total;
+      }
+    });
+    accumulate_grad(a, da);
+  });
+}
+
+// ---- masked_fill ----
+// Walks a's rows with the mask's broadcast strides: no expanded copy of the mask is made.
+template <class F>
+static void for_each_masked(const Tensor& a, const Tensor& mask, F f) {
+  std::vector<int64_t> sa = kernels::broadcast_strides(a.shape(), a.shape());
+  std::vector<int64_t> sm = kernels::broadcast_strides(mask.shape(), a.shape());
+  int64_t n = a.dim() ? a.shape().back() : 1;
+  int64_t step = a.dim() ? sm.back() : 0;
+  kernels::for_each_row(a.shape(), sa, sm, [&](int64_t, int64_t off_a, int64_t off_m) {
+    for (int64_t j = 0; j < n; ++j) f(off_a + j, off_m + j * step);
+  });
+}
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
+  if (broadcast_shapes(a.shape(), mask.shape(), "masked_fill") != a.shape())
+    throw ShapeError("masked_fill: mask " + shape_str(mask.shape()) + " does not broadcast to " +
+                     shape_str(a.shape()));
+  Tensor m = mask.to(a.dtype()).detach();
+  Tensor out = a.detach().clone();
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* mv = m.data<T>();
+    T* y = out.data<T>();
+    for_each_masked(a, m, [&](int64_t i, int64_t k) { if (mv[k] != 0) y[i] = static_cast<T>(value); });
+  });
+  return record(out, "masked_fill", {a}, [a, m](const Tensor& dout) {
+    Tensor da = dout.clone();
+    dispatch(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* mv = m.data<T>();
+      T* d = da.data<T>();
+      for_each_masked(a, m, [&](int64_t i, int64_t k) { if (mv[k] != 0) d[i] = 0; });
+    });
+    accumulate_grad(a, da);
+  });
+}
+
+// ---- dropout ----
+Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
+  if (!(p >= 0.0 && p < 1.0))
+    throw ShapeError("dropout: probability must be in [0, 1), got " + std::to_string(p));
+  if (!training || p == 0.0) return a;
+  // keep[i] is 0 or 1/(1-p): the forward multiplies by it and so does the backward.
+  Tensor keep = Tensor::empty(a.shape(), a.dtype());
+  double scale = 1.0 / (1.0 - p);
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* k = keep.data<T>();
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) k[i] = gen.uniform() < p ? T(0) : static_cast<T>(scale);
+  });
+  Tensor out = kernels::map2(a, keep, [](auto x, auto k) { return x * k; });
+  return record(out, "dropout", {a}, [a, keep](const Tensor& dout) {
+    accumulate_grad(a, kernels::map2(dout, keep, [](auto g, auto k) { return g * k; }));
+  });
+}
+
+// ---- embedding ----
+Tensor embedding(const Tensor& weight, const IntTensor& ids) {
+  if (weight.dim() != 2)
+    throw ShapeError("embedding: weight must be (V, C), got " + shape_str(weight.shape()));
+  int64_t V = weight.size(0), C = weight.size(1);
+  for (int64_t i = 0; i < ids.numel(); ++i)
+    if (ids[i] < 0 || ids[i] >= V)
+      throw ShapeError("embedding: token id " + std::to_string(ids[i]) + " at position " +
+                       std::to_string(i) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
+  Shape out_shape = ids.shape;
+  out_shape.push_back(C);  // (..., C)
+  Tensor out = Tensor::empty(out_shape, weight.dtype());
+  dispatch(weight.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* w = weight.data<T>();
+    T* y = out.data<T>();
+    for (int64_t i = 0; i < ids.numel(); ++i)
+      std::copy(w + ids[i] * C, w + (ids[i] + 1) * C, y + i * C);
+  });
+  return record(out, "embedding", {weight}, [weight, ids](const Tensor& dout) {
+    // Scatter-add: a token that appears k times receives the sum of its k row gradients.
+    Tensor dw = Tensor::zeros(weight.shape(), weight.dtype());
+    int64_t C = weight.size(1);
+    dispatch(weight.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* g = dout.data<T>();
+      T* d = dw.data<T>();
+      for (int64_t i = 0; i < ids.numel(); ++i)
+        for (int64_t c = 0; c < C; ++c) d[ids[i] * C + c] += g[i * C + c];
+    });
+    accumulate_grad(weight, dw);
+  });
+}
+
+// ---- cross_entropy ----
+// Per row: loss = lse - (1-eps) x_t - (eps/V) sum_j x_j, with lse = log sum_j e^x_j.
+// d loss / d x_j = softmax_j - (1-eps) [j == t] - eps/V; the mean divides by the kept rows.
+// Only the logits and one log-sum-exp per row are kept for backward.
+Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_index,
+                     double label_smoothing) {
+  if (logits.dim() < 1)
+    throw ShapeError("cross_entropy: logits must be (..., V), got " + shape_str(logits.shape()));
+  int64_t V = logits.size(-1), N = logits.numel() / std::max<int64_t>(V, 1);
+  if (targets.numel() != N)
+    throw ShapeError("cross_entropy: " + std::to_string(targets.numel()) + " targets for logits of shape " +
+                     shape_str(logits.shape()) + " (" + std::to_string(N) + " rows)");
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0))
+    throw ShapeError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(label_smoothing));
+  int64_t kept = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    if (targets[i] == ignore_index) continue;
+    if (targets[i] < 0 || targets[i] >= V)
+      throw ShapeError("cross_entropy: target " + std::to_string(targets[i]) + " at position " +
+                       std::to_string(i) + " is outside [0, " + std::to_string(V) + ")");
+    ++kept;
+  }
+  auto lse = std::make_shared<std::vector<double>>(static_cast<size_t>(N));
+  double eps = label_smoothing, total = 0;
+  dispatch(logits.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = logits.data<T>();
+    for (int64_t i = 0; i < N; ++i) {
+      if (targets[i] == ignore_index) continue;
+      const T* row = x + i * V;
+      T m = row[0];
+      for (int64_t j = 1; j < V; ++j) m = std::max(m, row[j]);
+      double s = 0, row_sum = 0;
+      for (int64_t j = 0; j < V; ++j) {
+        s += std::exp(static_cast<double>(row[j] - m));
+        row_sum += row[j];
+      }
+      double l = static_cast<double>(m) + std::log(s);
+      (*lse)[i] = l;
+      total += l - (1 - eps) * row[targets[i]] - eps / static_cast<double>(V) * row_sum;
+    }
+  });
+  // If every target is ignored the mean is over nothing: we return 0 (PyTorch returns NaN).
+  double loss = kept ? total / static_cast<double>(kept) : 0.0;
+  Tensor out = Tensor::scalar(loss, logits.dtype());
+  return record(out, "cross_entropy", {logits}, [logits, targets, lse, kept, eps, ignore_index](const Tensor& dout) {
+    Tensor dx = Tensor::zeros(logits.shape(), logits.dtype());
+    if (kept == 0) return accumulate_grad(logits, dx);
+    int64_t V = logits.size(-1), N = targets.numel();
+    dispatch(logits.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = logits.data<T>();
+      T* d = dx.data<T>();
+      double scale = static_cast<double>(dout.data<T>()[0]) / static_cast<double>(kept);
+      double smooth = eps / static_cast<double>(V);
+      for (int64_t i = 0; i < N; ++i) {
+        if (targets[i] == ignore_index) continue;
+        double l = (*lse)[i];
+        for (int64_t j = 0; j < V; ++j)
+          d[i * V + j] = static_cast<T>(scale * (std::exp(static_cast<double>(x[i * V + j]) - l) - smooth));
+        d[i * V + targets[i]] -= static_cast<T>(scale * (1 - eps));
+      }
+    });
+    accumulate_grad(logits, dx);
+  });
+}
+
+// ---- layer_norm ----
+// y = (x - mean) * rstd * w + b per row of C; rstd = 1 / sqrt(var + eps), var biased.
+// Backward, with xhat = (x - mean) rstd and g = dy * w:
+//   dx = rstd (g - mean(g) - xhat mean(g xhat)),  dw = sum dy xhat,  db = sum dy.
+Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  if (x.dim() < 1) throw ShapeError("layer_norm: input must be (..., C), got " + shape_str(x.shape()));
+  int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
+  for (const Tensor* p : {&weight, &bias})
+    if (p->defined() && (p->shape() != Shape{C} || p->dtype() != x.dtype()))
+      throw ShapeError("layer_norm: parameter " + shape_str(p->shape()) + " " + dtype_name(p->dtype()) +
+                       " does not fit input " + shape_str(x.shape()) + " " + dtype_name(x.dtype()));
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  // mean and rstd per row, the only statistics backward needs besides x
+  Tensor stats = Tensor::empty({N, 2}, x.dtype());
+  dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* xv = x.data<T>();
+    const T* w = weight.defined() ? weight.data<T>() : nullptr;
+    const T* b = bias.defined() ? bias.data<T>() : nullptr;
+    T* y = out.data<T>();
+    T* st = stats.data<T>();
+    for (int64_t i = 0; i < N; ++i) {
+      const T* row = xv + i * C;
+      double s = 0;
+      for (int64_t j = 0; j < C; ++j) s += row[j];
+      double mean = s / static_cast<double>(C), var = 0;
+      for (int64_t j = 0; j < C; ++j) var += (row[j] - mean) * (row[j] - mean);
+      var /= static_cast<double>(C);
+      T m = static_cast<T>(mean), rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+      st[2 * i] = m;
+      st[2 * i + 1] = rstd;
+      T* yr = y + i * C;
+      for (int64_t j = 0; j < C; ++j) {
+        T v = (row[j] - m) * rstd;
+        yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+      }
+    }
+  });
+  return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
+    int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
+    Tensor dx = x.requires_grad() ? Tensor::empty(x.shape(), x.dtype()) : Tensor();
+    Tensor dw = weight.defined() ? Tensor::zeros(weight.shape(), x.dtype()) : Tensor();
+    Tensor db = bias.defined() ? Tensor::zeros(bias.shape(), x.dtype()) : Tensor();
+    dispatch(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* xv = x.data<T>();
+      const T* dy = dout.data<T>();
+      const T* st = stats.data<T>();
+      const T* w = weight.defined() ? weight.data<T>() : nullptr;
+      for (int64_t i = 0; i < N; ++i) {
+        const T* row = xv + i * C;
+        const T* g = dy + i * C;
+        T m = st[2 * i], rstd = st[2 * i + 1];
+        T mean_g = 0, mean_gx = 0;
+        for (int64_t j = 0; j < C; ++j) {
+          T xhat = (row[j] - m) * rstd;
+          T gj = w ? g[j] * w[j] : g[j];
+          mean_g += gj;
+          mean_gx += gj * xhat;
+          if (dw.defined()) dw.data<T>()[j] += g[j] * xhat;
+          if (db.defined()) db.data<T>()[j] += g[j];
+        }
+        mean_g /= static_cast<T>(C);
+        mean_gx /= static_cast<T>(C);
+        if (!dx.defined()) continue;
+        T* d = dx.data<T>() + i * C;
+        for (int64_t j = 0; j < C; ++j) {
+          T xhat = (row[j] - m) * rstd;
+          T gj = w ? g[j] * w[j] : g[j];
+          d[j] = rstd * (gj - mean_g - xhat * mean_gx);
+        }
+      }
+    });
+    if (dx.defined()) accumulate_grad(x, dx);
+    if (dw.defined()) accumulate_grad(weight, dw);
+    if (db.defined()) accumulate_grad(bias, db);
+  });
+}
+
+}  // namespace sf
