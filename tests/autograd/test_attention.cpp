@@ -1,0 +1,103 @@
+// The fused attention op against the same computation composed from primitives:
+// matmul (K transposed by flag), masked_fill, softmax, matmul. Values and all three gradients.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "autograd/attention.h"
+#include "autograd/ops.h"
+
+using namespace sf;
+
+namespace {
+
+// The mask the fused op applies, built by hand: (B, 1, T, S) with 1 = masked.
+Tensor reference_mask(int64_t B, int64_t T, int64_t S, const AttentionOptions& opt) {
+  std::vector<double> m(static_cast<size_t>(B * T * S), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t s = 0; s < S; ++s) {
+        int64_t pos = S - T + t;
+        bool masked = (opt.causal && s > pos) || (opt.window > 0 && s <= pos - opt.window) ||
+                      (opt.key_padding.defined() && opt.key_padding.at({b, s}) != 0);
+        m[static_cast<size_t>((b * T + t) * S + s)] = masked ? 1.0 : 0.0;
+      }
+  return Tensor::from_vector(m, {B, 1, T, S}, DType::f64);
+}
+
+Tensor composed_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt) {
+  int64_t B = q.size(0), T = q.size(2), S = k.size(2);
+  Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  if (opt.bias.defined()) scores = scores + opt.bias;
+  scores = masked_fill(scores, reference_mask(B, T, S, opt), -INFINITY);
+  return matmul(softmax(scores, -1), v);
+}
+
+void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, const AttentionOptions& opt) {
+  Generator gen(7);
+  Tensor q = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor k = Tensor::randn({B, H, S, D}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor v = Tensor::randn({B, H, S, D}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor w = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64);  // projects the output to a scalar
+
+  Tensor fused = attention(q, k, v, opt);
+  sum(fused * w).backward();
+  std::vector<Tensor> fused_grads = {q.grad().clone(), k.grad().clone(), v.grad().clone()};
+  for (Tensor* t : {&q, &k, &v}) t->set_grad(Tensor());
+
+  Tensor composed = composed_attention(q, k, v, opt);
+  sum(composed * w).backward();
+  std::vector<Tensor> composed_grads = {q.grad(), k.grad(), v.grad()};
+
+  auto close = [](const Tensor& a, const Tensor& b) {
+    std::vector<double> x = a.to_vector(), y = b.to_vector();
+    REQUIRE(x.size() == y.size());
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+    return worst;
+  };
+  CHECK(close(fused, composed) < 1e-12);
+  for (int i = 0; i < 3; ++i) CHECK(close(fused_grads[i], composed_grads[i]) < 1e-12);
+}
+
+}  // namespace
+
+TEST_CASE("fused attention equals the composed version: no mask") {
+  check_against_composed(2, 3, 4, 4, 5, {});
+}
+
+TEST_CASE("fused attention equals the composed version: causal, cross lengths, window") {
+  AttentionOptions causal;
+  causal.causal = true;
+  check_against_composed(2, 2, 5, 5, 4, causal);
+  check_against_composed(1, 2, 2, 6, 4, causal);  // queries at the end of a longer key sequence
+  AttentionOptions local = causal;
+  local.window = 2;
+  check_against_composed(1, 2, 6, 6, 3, local);
+}
+
+TEST_CASE("fused attention equals the composed version: key padding and bias") {
+  AttentionOptions opt;
+  opt.key_padding = Tensor::from_vector({0, 0, 1, 1, 0, 0, 0, 1}, {2, 4}, DType::f64);
+  Generator gen(3);
+  opt.bias = Tensor::randn({2, 3, 4}, gen, 1.0, DType::f64);  // (H, T, S)
+  check_against_composed(2, 2, 3, 4, 4, opt);
+}
+
+TEST_CASE("a fully masked row gives zeros, not NaN, and zero gradients") {
+  AttentionOptions opt;
+  opt.key_padding = Tensor::ones({1, 3}, DType::f64);
+  Generator gen(1);
+  Tensor q = Tensor::randn({1, 1, 2, 2}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor k = Tensor::randn({1, 1, 3, 2}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor v = Tensor::randn({1, 1, 3, 2}, gen, 1.0, DType::f64).requires_grad_();
+  Tensor out = attention(q, k, v, opt);
+  for (double x : out.to_vector()) CHECK(x == 0.0);
+  sum(out).backward();
+  for (double x : q.grad().to_vector()) CHECK(x == 0.0);
+}
+
+TEST_CASE("attention shape errors name the op and the shapes") {
+  Tensor q = Tensor::zeros({1, 2, 3, 4}), k = Tensor::zeros({1, 2, 3, 5});
+  CHECK_THROWS_WITH_AS(attention(q, k, k), doctest::Contains("attention: q and k must agree"), ShapeError);
+}
