@@ -6,6 +6,7 @@
 #include "autograd/kernels.h"
 #include "autograd/lowp.h"
 #include "autograd/ops.h"
+#include "autograd/simd.h"
 
 namespace sf {
 
@@ -167,33 +168,41 @@ Tensor relu(const Tensor& a) {
 
 // GELU, exact: x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, d/dx = Phi(x) + x phi(x).
 // tanh form: 0.5 x (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x^3).
-template <class T>
-static T gelu_value(T x, GeluApprox approx) {
-  if (approx == GeluApprox::tanh) {
-    const T k = static_cast<T>(0.7978845608028654);  // sqrt(2/pi)
-    T u = k * (x + static_cast<T>(0.044715) * x * x * x);
-    return static_cast<T>(0.5) * x * (1 + std::tanh(u));
-  }
-  return static_cast<T>(0.5) * x * (1 + std::erf(x * static_cast<T>(0.7071067811865476)));
+// Written once for scalars and xsimd batches (V is float, double or a batch of them).
+template <class V>
+static V gelu_value(V x, bool tanh_form) {
+  using std::erf, std::tanh;
+  if (tanh_form) return V(0.5) * x * (V(1) + tanh(V(0.7978845608028654) * (x + V(0.044715) * x * x * x)));
+  return V(0.5) * x * (V(1) + erf(x * V(0.7071067811865476)));
 }
-template <class T>
-static T gelu_grad(T x, GeluApprox approx) {
-  if (approx == GeluApprox::tanh) {
-    const T k = static_cast<T>(0.7978845608028654);
-    T x2 = x * x;
-    T t = std::tanh(k * (x + static_cast<T>(0.044715) * x2 * x));
-    return static_cast<T>(0.5) * (1 + t) +
-           static_cast<T>(0.5) * x * (1 - t * t) * k * (1 + static_cast<T>(3 * 0.044715) * x2);
+template <class V>
+static V gelu_grad(V x, bool tanh_form) {
+  using std::erf, std::exp, std::tanh;
+  if (tanh_form) {
+    V k(0.7978845608028654), x2 = x * x;
+    V t = tanh(k * (x + V(0.044715) * x2 * x));
+    return V(0.5) * (V(1) + t) + V(0.5) * x * (V(1) - t * t) * k * (V(1) + V(3 * 0.044715) * x2);
   }
-  T cdf = static_cast<T>(0.5) * (1 + std::erf(x * static_cast<T>(0.7071067811865476)));
-  T pdf = static_cast<T>(0.3989422804014327) * std::exp(static_cast<T>(-0.5) * x * x);
-  return cdf + x * pdf;
+  V cdf = V(0.5) * (V(1) + erf(x * V(0.7071067811865476)));
+  return cdf + x * V(0.3989422804014327) * exp(V(-0.5) * x * x);
 }
 
 Tensor gelu(const Tensor& a, GeluApprox approx) {
-  Tensor out = lowp_round(kernels::map(a, [approx](auto x) { return gelu_value(x, approx); }));
-  return record(out, "gelu", {a}, [a, approx](const Tensor& dout) {
-    accumulate_grad(a, lowp_round(kernels::map2(dout, a, [approx](auto g, auto v) { return g * gelu_grad(v, approx); })));
+  bool tanh_form = approx == GeluApprox::tanh;
+  Tensor out = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    simd::map(a.data<T>(), out.data<T>(), a.numel(), [tanh_form](auto x) { return gelu_value(x, tanh_form); });
+  });
+  out = lowp_round(out);
+  return record(out, "gelu", {a}, [a, tanh_form](const Tensor& dout) {
+    Tensor da = Tensor::empty(a.shape(), a.dtype());
+    dispatch(a.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      simd::map2(dout.data<T>(), a.data<T>(), da.data<T>(), a.numel(),
+                 [tanh_form](auto g, auto x) { return g * gelu_grad(x, tanh_form); });
+    });
+    accumulate_grad(a, lowp_round(da));
   });
 }
 

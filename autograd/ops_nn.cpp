@@ -7,6 +7,7 @@
 #include "autograd/graph.h"
 #include "autograd/kernels.h"
 #include "autograd/ops.h"
+#include "autograd/simd.h"
 
 namespace sf {
 
@@ -26,6 +27,13 @@ struct Rows {
 // y = e^(x - max) / sum e^(x - max). A row that is entirely -inf (fully masked) gives zeros.
 template <class T>
 static void softmax_forward(const T* x, T* y, const Rows& rows) {
+  if (rows.inner == 1) {  // contiguous rows: the vectorized kernel
+    for (int64_t r = 0; r < rows.outer; ++r) {
+      std::copy(x + r * rows.n, x + (r + 1) * rows.n, y + r * rows.n);
+      simd::softmax_row(y + r * rows.n, rows.n);
+    }
+    return;
+  }
   for (int64_t r = 0; r < rows.count(); ++r) {
     const T* xr = x + rows.base(r);
     T* yr = y + rows.base(r);
@@ -224,18 +232,16 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
   dispatch(logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = logits.data<T>();
+    std::vector<T> scratch(static_cast<size_t>(V));
     for (int64_t i = 0; i < N; ++i) {
       if (targets[i] == ignore_index) continue;
       const T* row = x + i * V;
-      T m = row[0];
-      for (int64_t j = 1; j < V; ++j) m = std::max(m, row[j]);
-      double s = 0, row_sum = 0;
-      for (int64_t j = 0; j < V; ++j) {
-        s += std::exp(static_cast<double>(row[j] - m));
-        row_sum += row[j];
-      }
-      double l = static_cast<double>(m) + std::log(s);
+      T m = simd::row_max(row, V);
+      double l = static_cast<double>(m) + std::log(static_cast<double>(simd::exp_shifted(row, scratch.data(), V, m)));
       (*lse)[i] = l;
+      double row_sum = 0;
+      if (eps > 0)
+        for (int64_t j = 0; j < V; ++j) row_sum += row[j];
       total += l - (1 - eps) * row[targets[i]] - eps / static_cast<double>(V) * row_sum;
     }
   });
@@ -254,9 +260,12 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
       double smooth = eps / static_cast<double>(V);
       for (int64_t i = 0; i < N; ++i) {
         if (targets[i] == ignore_index) continue;
-        double l = (*lse)[i];
-        for (int64_t j = 0; j < V; ++j)
-          d[i * V + j] = static_cast<T>(scale * (std::exp(static_cast<double>(x[i * V + j]) - l) - smooth));
+        // d = scale * (e^(x - lse) - eps/V), then -scale (1 - eps) at the target
+        T l = static_cast<T>((*lse)[i]), sc = static_cast<T>(scale), sm = static_cast<T>(smooth);
+        simd::map(x + i * V, d + i * V, V, [l, sc, sm](auto v) {
+          using std::exp;
+          return decltype(v)(sc) * (exp(v - decltype(v)(l)) - decltype(v)(sm));
+        });
         d[i * V + targets[i]] -= static_cast<T>(scale * (1 - eps));
       }
     });

@@ -68,6 +68,27 @@ inline T dot(const T* a, const T* b, int64_t n) {
   return total;
 }
 
+// y[i] = f(x[i]) with f a generic lambda that works on both T and xsimd::batch<T>
+// (call math functions unqualified after `using std::exp;` so batches find xsimd's by ADL).
+template <class T, class F>
+inline void map(const T* x, T* y, int64_t n, F f) {
+  using B = xsimd::batch<T>;
+  constexpr int64_t W = B::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) f(B::load_unaligned(x + i)).store_unaligned(y + i);
+  for (; i < n; ++i) y[i] = f(x[i]);
+}
+
+// z[i] = f(x[i], y[i]), as map.
+template <class T, class F>
+inline void map2(const T* x, const T* y, T* z, int64_t n, F f) {
+  using B = xsimd::batch<T>;
+  constexpr int64_t W = B::size;
+  int64_t i = 0;
+  for (; i + W <= n; i += W) f(B::load_unaligned(x + i), B::load_unaligned(y + i)).store_unaligned(z + i);
+  for (; i < n; ++i) z[i] = f(x[i], y[i]);
+}
+
 // In-place softmax of one contiguous row; a row that is all -inf (fully masked) becomes zeros.
 template <class T>
 inline void softmax_row(T* x, int64_t n) {
