@@ -77,6 +77,11 @@ void accumulate_grad(const Tensor& t, const Tensor& g) {
   });
 }
 
+Tensor leaf_grad(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad() || !t.is_leaf() || !t.impl()->grad) return Tensor();
+  return Tensor(t.impl()->grad);
+}
+
 // ---- backward ----
 
 std::vector<Tensor> topological_order(const Tensor& root) {

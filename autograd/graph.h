@@ -28,6 +28,11 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
 // Backward always accumulates: a tensor used twice receives the sum of both contributions.
 void accumulate_grad(const Tensor& t, const Tensor& g);
 
+// The existing .grad of a leaf that requires grad, or an undefined Tensor. Fused backward
+// kernels may add straight into it (e.g. gemm with beta = 1) instead of building a temporary
+// and calling accumulate_grad: the same accumulation, one pass and one allocation fewer.
+Tensor leaf_grad(const Tensor& t);
+
 // Anomaly mode: the first op whose forward or backward produces NaN/Inf throws NumericalError
 // naming the op and its input shapes (like torch.autograd.set_detect_anomaly(True)).
 void set_anomaly_mode(bool on);

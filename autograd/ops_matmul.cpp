@@ -126,16 +126,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         accumulate_grad(x, lowp_round(dx));
       }
       if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
-        Tensor dw = Tensor::empty(weight.shape(), weight.dtype());
-        gemm(true, false, out_features, in, rows, dy, lowp_input(x).data<T>(), dw.data<T>(), 0);
-        accumulate_grad(weight, lowp_round(dw));
+        Tensor dw = leaf_grad(weight);
+        bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
+        if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
+        gemm(true, false, out_features, in, rows, dy, lowp_input(x).data<T>(), dw.data<T>(), direct ? 1 : 0);
+        if (!direct) accumulate_grad(weight, lowp_round(dw));
       }
       if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
-        Tensor db = Tensor::zeros(bias.shape(), bias.dtype());
+        Tensor db = leaf_grad(bias);
+        bool direct = db.defined();
+        if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
         T* d = db.data<T>();
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < out_features; ++j) d[j] += dy[r * out_features + j];
-        accumulate_grad(bias, db);
+        if (!direct) accumulate_grad(bias, db);
       }
     });
   });

@@ -192,7 +192,9 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
   });
   return record(out, "embedding", {weight}, [weight, ids](const Tensor& dout) {
     // Scatter-add: a token that appears k times receives the sum of its k row gradients.
-    Tensor dw = Tensor::zeros(weight.shape(), weight.dtype());
+    Tensor dw = leaf_grad(weight);  // add straight into .grad when it exists
+    bool direct = dw.defined();
+    if (!direct) dw = Tensor::zeros(weight.shape(), weight.dtype());
     int64_t C = weight.size(1);
     dispatch(weight.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -201,7 +203,7 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
       for (int64_t i = 0; i < ids.numel(); ++i)
         for (int64_t c = 0; c < C; ++c) d[ids[i] * C + c] += g[i * C + c];
     });
-    accumulate_grad(weight, dw);
+    if (!direct) accumulate_grad(weight, dw);
   });
 }
 
@@ -314,14 +316,18 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
   return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
     int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
     Tensor dx = x.requires_grad() ? Tensor::empty(x.shape(), x.dtype()) : Tensor();
-    Tensor dw = weight.defined() ? Tensor::zeros(weight.shape(), x.dtype()) : Tensor();
-    Tensor db = bias.defined() ? Tensor::zeros(bias.shape(), x.dtype()) : Tensor();
+    // dw and db add straight into the parameters' .grad when it exists
+    bool direct_w = leaf_grad(weight).defined(), direct_b = leaf_grad(bias).defined();
+    Tensor dw = !weight.defined() || !weight.requires_grad() ? Tensor() : direct_w ? leaf_grad(weight) : Tensor::zeros(weight.shape(), x.dtype());
+    Tensor db = !bias.defined() || !bias.requires_grad() ? Tensor() : direct_b ? leaf_grad(bias) : Tensor::zeros(bias.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* xv = x.data<T>();
       const T* dy = dout.data<T>();
       const T* st = stats.data<T>();
       const T* w = weight.defined() ? weight.data<T>() : nullptr;
+      T* dwv = dw.defined() ? dw.data<T>() : nullptr;
+      T* dbv = db.defined() ? db.data<T>() : nullptr;
       for (int64_t i = 0; i < N; ++i) {
         const T* row = xv + i * C;
         const T* g = dy + i * C;
@@ -332,8 +338,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
           T gj = w ? g[j] * w[j] : g[j];
           mean_g += gj;
           mean_gx += gj * xhat;
-          if (dw.defined()) dw.data<T>()[j] += g[j] * xhat;
-          if (db.defined()) db.data<T>()[j] += g[j];
+          if (dwv) dwv[j] += g[j] * xhat;
+          if (dbv) dbv[j] += g[j];
         }
         mean_g /= static_cast<T>(C);
         mean_gx /= static_cast<T>(C);
@@ -347,8 +353,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
       }
     });
     if (dx.defined()) accumulate_grad(x, dx);
-    if (dw.defined()) accumulate_grad(weight, dw);
-    if (db.defined()) accumulate_grad(bias, db);
+    if (dw.defined() && !direct_w) accumulate_grad(weight, dw);
+    if (db.defined() && !direct_b) accumulate_grad(bias, db);
   });
 }
 
