@@ -1,0 +1,48 @@
+// docs.h: keeps each lesson's markdown in step with its compiled code and its real output.
+//
+// In a lesson's .cpp, a region between the lines `// [excerpt: NAME]` and `// [/excerpt]` is an
+// excerpt. In its .md, a fenced block right after `<!-- excerpt: NAME -->` must equal that region
+// (de-indented), and a fenced block right after `<!-- output: N -->` must equal step N of what the
+// lesson prints (from its "== N. ..." heading to the next heading; `output: all` is everything).
+// `lesson_docs` rewrites those blocks; tests/lessons/ checks that they are up to date.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sf::lessons {
+
+// NAME -> the lines between the markers, common indentation removed, markers excluded.
+std::map<std::string, std::string> extract_excerpts(const std::string& cpp_source);
+// "all" -> the whole output; "N" -> step N with its heading line.
+std::map<std::string, std::string> output_sections(const std::string& output);
+
+struct DocBlock {
+  std::string kind;     // "excerpt" or "output"
+  std::string key;      // the excerpt name or the step number
+  std::string text;     // the block's current content (without the fences)
+  int line = 0;         // 1-based line of the <!-- ... --> marker
+};
+// Every tagged block of a markdown text, in order.
+std::vector<DocBlock> tagged_blocks(const std::string& markdown);
+// The ```cpp blocks of a markdown text that are NOT tagged as excerpts (1-based line numbers):
+// code that nothing checks.
+std::vector<int> untagged_cpp_blocks(const std::string& markdown);
+
+// The markdown with every tagged block replaced by its current content. Unknown excerpt names
+// or steps are listed in `problems` and leave the block as it was.
+std::string sync_markdown(const std::string& markdown,
+                          const std::map<std::string, std::string>& excerpts,
+                          const std::map<std::string, std::string>& outputs,
+                          std::vector<std::string>& problems);
+
+// True when two printed texts are the same apart from the last printed digit of a number
+// (|a - b| <= 1.5 units of the last digit shown): floating-point sums may round differently
+// on another CPU or BLAS thread count, everything else must match exactly.
+bool same_printed_text(const std::string& a, const std::string& b);
+
+std::string read_text_file(const std::string& path);  // throws sf::Error naming the file
+// Writes atomically: a temporary file in the same directory, flushed, then renamed.
+void write_text_file(const std::string& path, const std::string& text);
+
+}  // namespace sf::lessons

@@ -1,0 +1,133 @@
+// lesson.cpp: the registry of lessons and the printing helpers they share.
+#include "lessons/lesson.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "lessons/lessons.h"
+
+namespace sf::lessons {
+
+// Wraps a lesson function that returns its key numbers into one that only prints.
+template <class F>
+static std::function<void(std::ostream&)> printing(F f) {
+  return [f](std::ostream& out) { (void)f(out); };
+}
+
+const std::vector<Lesson>& all_lessons() {
+  static const std::vector<Lesson> lessons = {
+      {1, "autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
+       "01_autograd", printing(run_lesson_autograd)},
+      {2, "broadcasting", "Tensors, broadcasting and gradcheck: why backward reduces",
+       "02_broadcasting", printing(run_lesson_broadcasting)},
+      {3, "embeddings", "Token embeddings: a lookup is a one-hot matmul, its gradient a scatter-add",
+       "03_embeddings", printing(run_lesson_embeddings)},
+      {5, "attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
+       "05_attention", printing(run_lesson_attention)},
+      {7, "layernorm", "LayerNorm: statistics per token, scale invariance, its gradient",
+       "07_layernorm", printing(run_lesson_layernorm)},
+      {8, "feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion",
+       "08_feedforward", printing(run_lesson_feedforward)},
+  };
+  return lessons;
+}
+
+const Lesson* find_lesson(const std::string& key) {
+  for (const Lesson& l : all_lessons())
+    if (l.name == key || std::to_string(l.number) == key || l.file == key) return &l;
+  return nullptr;
+}
+
+std::string lesson_output(const Lesson& lesson) {
+  std::ostringstream out;
+  lesson.run(out);
+  return out.str();
+}
+
+// ---- printing helpers ----
+
+void heading(std::ostream& out, int step, const std::string& title) {
+  out << "\n== " << step << ". " << title << " ==\n";
+}
+
+std::string fmt(double x, int precision) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(precision) << x;
+  std::string s = os.str();
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // -0.00
+  return s;
+}
+
+std::string fmt_vec(const std::vector<double>& v, int precision) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt(v[i], precision);
+  return s + "]";
+}
+
+void show(std::ostream& out, const std::string& label, const Tensor& t, int precision) {
+  PrintOptions options;
+  options.precision = precision;
+  options.threshold = 32;
+  std::string text = to_string(t, options);
+  // Print -0.0000 as 0.0000 (the sign of a rounded zero says nothing).
+  std::string zero = "-" + fmt(0.0, precision);
+  for (size_t p; (p = text.find(zero)) != std::string::npos;) text[p] = ' ';
+  out << label << " = " << text << "\n";
+}
+
+// Display width of a UTF-8 string: CJK characters take two terminal columns.
+static int display_width(const std::string& s) {
+  int w = 0;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+    for (int k = 1; k < len && i + static_cast<size_t>(k) < s.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3F);
+    bool wide = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3) ||
+                (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF00 && cp <= 0xFF60);
+    w += wide ? 2 : 1;
+    i += static_cast<size_t>(len);
+  }
+  return w;
+}
+
+static std::string pad(const std::string& s, int width) {
+  return s + std::string(static_cast<size_t>(std::max(0, width - display_width(s))), ' ');
+}
+
+void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,
+              const std::vector<std::string>& row_labels,
+              const std::vector<std::string>& col_labels, double max_value) {
+  static const char* shades[] = {"  ", "░░", "▒▒", "▓▓", "██"};
+  int label_w = 0;
+  for (const auto& l : row_labels) label_w = std::max(label_w, display_width(l));
+  int col_w = 2;
+  for (const auto& l : col_labels) col_w = std::max(col_w, display_width(l));
+  out << std::string(static_cast<size_t>(label_w), ' ') << " |";
+  for (const auto& l : col_labels) out << " " << pad(l, col_w);
+  out << "\n";
+  for (int64_t r = 0; r < rows; ++r) {
+    out << pad(row_labels[static_cast<size_t>(r)], label_w) << " |";
+    for (int64_t c = 0; c < cols; ++c) {
+      double v = values[static_cast<size_t>(r * cols + c)] / max_value;
+      int level = static_cast<int>(std::lround(std::clamp(v, 0.0, 1.0) * 4));
+      out << " " << pad(shades[level], col_w);
+    }
+    out << "\n";
+  }
+  out << "(shades: '  ' 0, ░ 0.25, ▒ 0.5, ▓ 0.75, █ " << fmt(max_value, 2) << ")\n";
+}
+
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+  return a.size() == b.size() ? m : INFINITY;
+}
+
+}  // namespace sf::lessons

@@ -1,0 +1,50 @@
+// lesson.h: the lessons registry and the few printing helpers every lesson shares.
+//
+// A lesson is a function `run_lesson_<name>(std::ostream& out)` that takes one module apart with
+// the framework's public API and prints what happens inside, step by step. It also returns the
+// key numbers it printed (a small struct declared in lessons.h) so tests/lessons/ can assert them.
+// Each lesson's text is the markdown file beside its .cpp; docs.h keeps the two in step.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace sf::lessons {
+
+struct Lesson {
+  int number;          // 1, 2, ... : the order to read them in
+  std::string name;    // what `scratchformer lesson NAME` takes, e.g. "attention"
+  std::string title;   // one line for the list
+  std::string file;    // the stem of its .cpp/.md in lessons/, e.g. "05_attention"
+  std::function<void(std::ostream&)> run;
+};
+
+// Every lesson, in reading order.
+const std::vector<Lesson>& all_lessons();
+// A lesson by name ("attention") or number ("5"); nullptr if there is none.
+const Lesson* find_lesson(const std::string& name_or_number);
+// Runs a lesson into a string (what the tests and the doc checker read).
+std::string lesson_output(const Lesson& lesson);
+
+// ---- printing helpers ----
+// A numbered step heading: "== 2. Scale by sqrt(d_k) ==". The markdown's output blocks refer to
+// steps by these numbers.
+void heading(std::ostream& out, int step, const std::string& title);
+// x with `precision` digits after the point ("0.2750"); -0 prints as 0, inf as "inf".
+std::string fmt(double x, int precision = 4);
+// [a, b, c] with fmt for each value.
+std::string fmt_vec(const std::vector<double>& v, int precision = 4);
+// "label = Tensor(shape=..., ...)\n[...]" rounded to `precision` digits, long dimensions elided.
+void show(std::ostream& out, const std::string& label, const Tensor& t, int precision = 4);
+// A matrix (rows, cols) as a terminal heat map: one shade character per cell,
+// " .:-=+*#%@" from 0 to `max_value`, with row and column labels.
+void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,
+              const std::vector<std::string>& row_labels,
+              const std::vector<std::string>& col_labels, double max_value = 1.0);
+// The largest |a_i - b_i| (the vectors must have the same length).
+double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace sf::lessons
