@@ -1,0 +1,227 @@
+// The engine around the ops: anomaly mode, no_grad, detach, retain_graph, zero_grad, printing,
+// DOT export, the seeded Generator, and dropout's mask.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "autograd/graph.h"
+#include "autograd/ops.h"
+
+using namespace sf;
+
+static Tensor vec(std::vector<double> v, DType dtype = DType::f64) {
+  Shape shape{static_cast<int64_t>(v.size())};
+  return Tensor::from_vector(v, shape, dtype);
+}
+
+TEST_CASE("anomaly mode names the op whose forward makes a NaN") {
+  Tensor x = vec({1.0, -1.0}).requires_grad_();
+  CHECK_NOTHROW(log(x));  // off by default: NaN flows silently, as in PyTorch
+  AnomalyGuard anomaly;
+  CHECK(anomaly_mode());
+  CHECK_THROWS_WITH_AS(log(x), "anomaly: forward of 'log' with inputs (2) produced NaN or Inf", NumericalError);
+  CHECK_THROWS_WITH_AS(Tensor::ones({2, 2}) / Tensor::zeros({2}),
+                       "anomaly: forward of 'div' with inputs (2, 2), (2) produced NaN or Inf", NumericalError);
+}
+
+TEST_CASE("anomaly mode names the op whose backward makes an Inf") {
+  Tensor x = vec({0.0, 4.0}).requires_grad_();
+  {
+    AnomalyGuard anomaly;
+    Tensor y = sum(sqrt(x) * 3.0);  // forward is finite: sqrt(0) = 0
+    CHECK_THROWS_WITH_AS(y.backward(), "anomaly: backward of 'sqrt' with inputs (2) produced NaN or Inf", NumericalError);
+  }
+  CHECK_FALSE(anomaly_mode());  // the guard restored the previous mode
+  x.set_grad(Tensor());  // (the failed backward had already accumulated sqrt's gradient)
+  Tensor y = sum(sqrt(x));
+  y.backward();  // without anomaly mode the Inf just lands in .grad
+  CHECK(std::isinf(x.grad().at({0})));
+  CHECK(x.grad().at({1}) == 0.25);
+}
+
+TEST_CASE("no_grad records no graph, and restores grad mode afterwards") {
+  Tensor x = vec({1, 2}).requires_grad_();
+  {
+    NoGradGuard no_grad;
+    CHECK_FALSE(grad_enabled());
+    Tensor y = x * x;
+    CHECK_FALSE(y.requires_grad());
+    CHECK(y.grad_fn() == nullptr);
+    {
+      NoGradGuard nested;
+    }
+    CHECK_FALSE(grad_enabled());
+  }
+  CHECK(grad_enabled());
+  CHECK((x * x).requires_grad());
+}
+
+TEST_CASE("detach shares data but cuts the graph") {
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  Tensor y = x * 2.0;
+  Tensor d = y.detach();
+  CHECK_FALSE(d.requires_grad());
+  CHECK(d.is_leaf());
+  CHECK(d.storage() == y.storage());
+  // A gradient does not flow through the detached branch: d/dx [x * stop(2x)] = 2x.
+  sum(x * d).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{2, 4, 6});
+}
+
+TEST_CASE("retain_graph: a second backward works and accumulates") {
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  Tensor y = sum(x * x);  // dy/dx = 2x
+  y.backward(Tensor(), /*retain_graph=*/true);
+  CHECK(x.grad().to_vector() == std::vector<double>{2, 4, 6});
+  y.backward(Tensor(), true);
+  CHECK(x.grad().to_vector() == std::vector<double>{4, 8, 12});
+  y.backward();  // the last one frees the graph
+  CHECK(x.grad().to_vector() == std::vector<double>{6, 12, 18});
+  CHECK_THROWS_AS(y.backward(), Error);
+  CHECK(x.grad().to_vector() == std::vector<double>{6, 12, 18});  // the failed call added nothing
+}
+
+TEST_CASE("gradients accumulate across graphs until zero_grad") {
+  Tensor w = vec({1, -1}).requires_grad_();
+  sum(w * 3.0).backward();
+  sum(w * w).backward();
+  CHECK(w.grad().to_vector() == std::vector<double>{3 + 2, 3 - 2});
+  w.zero_grad();
+  CHECK(w.grad().to_vector() == std::vector<double>{0, 0});
+  sum(w * 5.0).backward();
+  CHECK(w.grad().to_vector() == std::vector<double>{5, 5});
+  Tensor fresh = vec({1}).requires_grad_();
+  fresh.zero_grad();  // no .grad yet: stays undefined
+  CHECK_FALSE(fresh.grad().defined());
+}
+
+TEST_CASE("non-leaf gradients are temporary unless retain_grad") {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor h = x * 3.0;
+  Tensor k = h * 1.0;
+  k.retain_grad();
+  sum(h * k).backward();
+  CHECK_FALSE(h.grad().defined());
+  CHECK(k.grad().to_vector() == std::vector<double>{3, 6});
+  CHECK(x.grad().to_vector() == std::vector<double>{18 * 1, 18 * 2});  // d/dx 9x^2
+}
+
+TEST_CASE("backward with an explicit upstream gradient") {
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  (x * x).backward(vec({1, 0, -1}));
+  CHECK(x.grad().to_vector() == std::vector<double>{2, 0, -6});
+  Tensor z = vec({1, 2}, DType::f32).requires_grad_();
+  (z * 2.0).backward(vec({1, 1}, DType::f64));  // a float64 seed is cast to the output's dtype
+  CHECK(z.grad().dtype() == DType::f32);
+  CHECK(z.grad().to_vector() == std::vector<double>{2, 2});
+}
+
+TEST_CASE("a gradient never aliases the upstream gradient buffer") {
+  // y = a + b: both receive dout; each .grad must be its own buffer, else a later
+  // accumulation into one would change the other.
+  Tensor a = vec({1, 2}).requires_grad_(), b = vec({3, 4}).requires_grad_();
+  sum(a + b).backward();
+  CHECK(a.grad().storage() != b.grad().storage());
+  sum(a * 10.0).backward();
+  CHECK(a.grad().to_vector() == std::vector<double>{11, 11});
+  CHECK(b.grad().to_vector() == std::vector<double>{1, 1});
+  Tensor seed = vec({1, 1});
+  Tensor c = vec({0, 0}).requires_grad_();
+  (c * 1.0).backward(seed);
+  sum(c * 2.0).backward();
+  CHECK(seed.to_vector() == std::vector<double>{1, 1});  // the caller's seed is untouched
+}
+
+TEST_CASE("printing shows shape, dtype, grad state and values; long tensors are elided") {
+  Tensor x = Tensor::from_vector({1, -2.5, 3, 4}, {2, 2}).requires_grad_();
+  std::string s = to_string(x);
+  CHECK(s.find("Tensor(shape=(2, 2), dtype=float32, requires_grad)") == 0);
+  CHECK(s.find("-2.5000") != std::string::npos);
+  CHECK(to_string(x * 2.0).find("grad_fn=mul") != std::string::npos);
+  CHECK(to_string(Tensor::scalar(1.5, DType::f64)).find("Tensor(shape=(), dtype=float64)\n1.5000") == 0);
+  Tensor big = Tensor::arange(2000, DType::f64);
+  std::string b = to_string(big);
+  CHECK(b.find("...") != std::string::npos);
+  CHECK(b.find("1999.0000") != std::string::npos);
+  CHECK(b.find("1000.0000") == std::string::npos);  // the middle is not printed
+  CHECK(b.size() < 200);
+  Tensor wide = reshape(Tensor::arange(1200), {40, 30});
+  std::string w = to_string(wide);
+  CHECK(w.find("...") != std::string::npos);
+  CHECK(w.size() < 1000);
+  std::ostringstream os;
+  os << x;
+  CHECK(os.str() == s);
+  CHECK(to_string(Tensor()) == "Tensor(undefined)");
+}
+
+TEST_CASE("DOT export contains every op and the tensor shapes") {
+  Tensor x = Tensor::ones({2, 3}).requires_grad_().set_name("x");
+  Tensor w = Tensor::ones({3, 4}).requires_grad_().set_name("w");
+  Tensor loss = mean(relu(matmul(x, w)));
+  std::string dot = to_dot(loss);
+  CHECK(dot.rfind("digraph autograd {", 0) == 0);
+  for (const char* op : {"\"matmul\"", "\"relu\"", "\"sum\"", "\"mul\""})
+    CHECK_MESSAGE(dot.find(op) != std::string::npos, op);
+  for (const char* label : {"x\\n(2, 3)", "w\\n(3, 4)", "(2, 4)", "()"})
+    CHECK_MESSAGE(dot.find(label) != std::string::npos, label);
+  CHECK(dot.find("->") != std::string::npos);
+  CHECK(dot.substr(dot.size() - 2) == "}\n");
+}
+
+TEST_CASE("Generator: same seed, same numbers; state saves and restores") {
+  Generator a(42), b(42), c(43);
+  std::vector<uint64_t> ra, rb, rc;
+  for (int i = 0; i < 5; ++i) {
+    ra.push_back(a.next_u64());
+    rb.push_back(b.next_u64());
+    rc.push_back(c.next_u64());
+  }
+  CHECK(ra == rb);
+  CHECK(ra != rc);
+  std::vector<uint64_t> saved = a.state();
+  std::vector<double> first;
+  for (int i = 0; i < 4; ++i) first.push_back(a.normal());
+  Generator restored(7);
+  restored.set_state(saved);
+  for (int i = 0; i < 4; ++i) CHECK(restored.normal() == first[i]);
+  // uniform in [0, 1), randint in [0, n), normal roughly standard
+  Generator g(1);
+  double s = 0, s2 = 0;
+  std::set<int64_t> seen;
+  for (int i = 0; i < 20000; ++i) {
+    double u = g.uniform();
+    CHECK_UNARY(u >= 0.0 && u < 1.0);
+    seen.insert(g.randint(7));
+    double z = g.normal();
+    s += z;
+    s2 += z * z;
+  }
+  CHECK(seen == std::set<int64_t>{0, 1, 2, 3, 4, 5, 6});
+  CHECK(std::fabs(s / 20000) < 0.05);
+  CHECK(std::fabs(s2 / 20000 - 1) < 0.05);
+  Generator t1(5), t2(5);
+  CHECK(Tensor::randn({3, 3}, t1).to_vector() == Tensor::randn({3, 3}, t2).to_vector());
+}
+
+TEST_CASE("dropout: survivors scaled by 1/(1-p), the gradient uses the same mask, eval is identity") {
+  Tensor x = Tensor::full({1000}, 2.0, DType::f64).requires_grad_();
+  Generator gen(3);
+  Tensor y = dropout(x, 0.25, true, gen);
+  std::vector<double> v = y.to_vector();
+  int zeros = 0;
+  for (double e : v) {
+    CHECK_UNARY(e == 0.0 || std::fabs(e - 2.0 / 0.75) < 1e-12);
+    zeros += e == 0.0;
+  }
+  CHECK(zeros > 200);
+  CHECK(zeros < 300);
+  sum(y).backward();
+  std::vector<double> g = x.grad().to_vector();
+  for (size_t i = 0; i < v.size(); ++i) CHECK(g[i] == doctest::Approx(v[i] / 2.0));
+  Generator gen2(3);
+  CHECK(dropout(x, 0.25, false, gen2).same(x));
+  CHECK(dropout(x, 0.0, true, gen2).same(x));
+}
