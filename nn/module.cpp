@@ -154,6 +154,12 @@ void Module::flatten_parameters() {
   flat_grads_ = Tensor::view_of(grads, 0, {total}, dtype);
 }
 
+Generator& init_generator() {
+  static Generator gen(1337);
+  return gen;
+}
+void manual_seed(uint64_t seed) { init_generator() = Generator(seed); }
+
 // ---- printing ----
 
 std::string format_count(int64_t n) {

@@ -127,6 +127,12 @@ class ModuleDict : public Module {
   }
 };
 
+// The generator that layers draw their default initial weights from (like torch's global RNG).
+// Models re-initialise with their own seeded Generator (nn/init.h), so this only matters for
+// layers built on their own; manual_seed makes those reproducible too.
+Generator& init_generator();
+void manual_seed(uint64_t seed);
+
 // "1,234,567": a count with thousands separators, as summaries print them.
 std::string format_count(int64_t n);
 

@@ -1,0 +1,227 @@
+// attention.cpp: MultiHeadAttention (self and cross), the head split/merge ops, and the composed
+// reference for the attention weights.
+//
+// Legend: B batch, T time (queries), S keys, C channels, H heads, D head size.
+#include "nn/attention.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "autograd/attention.h"
+#include "autograd/errors.h"
+#include "autograd/graph.h"
+
+namespace sf {
+
+// ---- head split / merge (one strided copy each way) ----
+
+// Copies D-element rows between x (B, T, n*C) chunk `index` and heads (B, H, T, D).
+// to_heads: heads <- x; otherwise x <- heads.
+template <class Tp>
+static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t n, int64_t index, int64_t H,
+                       int64_t D, bool to_heads) {
+  const int64_t C = H * D;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t t = 0; t < T; ++t) {
+        Tp* xr = x + (b * T + t) * n * C + index * C + h * D;
+        Tp* hr = heads + ((b * H + h) * T + t) * D;
+        if (to_heads) std::memcpy(hr, xr, static_cast<size_t>(D) * sizeof(Tp));
+        else std::memcpy(xr, hr, static_cast<size_t>(D) * sizeof(Tp));
+      }
+}
+
+Tensor split_heads(const Tensor& x, int64_t n, int64_t index, int64_t H) {
+  if (x.dim() != 3 || x.size(2) % (n * H) != 0 || index < 0 || index >= n)
+    throw ShapeError("split_heads: x " + shape_str(x.shape()) + " is not (B, T, " +
+                     std::to_string(n) + " * H * D) with H = " + std::to_string(H));
+  const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / (n * H);
+  Tensor out = Tensor::empty({B, H, T, D}, x.dtype());  // (B, H, T, D)
+  dispatch(x.dtype(), [&](auto tag) {
+    using Tp = decltype(tag);
+    copy_heads(const_cast<Tp*>(x.data<Tp>()), out.data<Tp>(), B, T, n, index, H, D, true);
+  });
+  return record(out, "split_heads", {x}, [x, n, index, H](const Tensor& dout) {
+    const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / (n * H);
+    Tensor dx = n == 1 ? Tensor::empty(x.shape(), x.dtype()) : Tensor::zeros(x.shape(), x.dtype());
+    dispatch(x.dtype(), [&](auto tag) {
+      using Tp = decltype(tag);
+      copy_heads(dx.data<Tp>(), const_cast<Tp*>(dout.data<Tp>()), B, T, n, index, H, D, false);
+    });
+    accumulate_grad(x, dx);
+  });
+}
+
+Tensor merge_heads(const Tensor& x) {
+  if (x.dim() != 4) throw ShapeError("merge_heads: x must be (B, H, T, D), got " + shape_str(x.shape()));
+  const int64_t B = x.size(0), H = x.size(1), T = x.size(2), D = x.size(3);
+  Tensor out = Tensor::empty({B, T, H * D}, x.dtype());  // (B, T, C)
+  dispatch(x.dtype(), [&](auto tag) {
+    using Tp = decltype(tag);
+    copy_heads(out.data<Tp>(), const_cast<Tp*>(x.data<Tp>()), B, T, 1, 0, H, D, false);
+  });
+  return record(out, "merge_heads", {x}, [x](const Tensor& dout) {
+    const int64_t B = x.size(0), H = x.size(1), T = x.size(2), D = x.size(3);
+    Tensor dx = Tensor::empty(x.shape(), x.dtype());
+    dispatch(x.dtype(), [&](auto tag) {
+      using Tp = decltype(tag);
+      copy_heads(const_cast<Tp*>(dout.data<Tp>()), dx.data<Tp>(), B, T, 1, 0, H, D, true);
+    });
+    accumulate_grad(x, dx);
+  });
+}
+
+// ---- the composed reference ----
+
+Tensor mask_tensor(const AttnMask& mask, int64_t T, int64_t S, DType dtype) {
+  const bool pad = mask.key_padding.defined();
+  if (!mask.causal && mask.window <= 0 && !pad) return Tensor();
+  const int64_t Bm = pad ? mask.key_padding.size(0) : 1;
+  Tensor m = Tensor::empty({Bm, 1, T, S}, dtype);  // (B or 1, 1, T, S)
+  std::vector<double> padding = pad ? mask.key_padding.to_vector() : std::vector<double>();
+  dispatch(dtype, [&](auto tag) {
+    using Tp = decltype(tag);
+    Tp* out = m.data<Tp>();
+    for (int64_t b = 0; b < Bm; ++b)
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t pos = S - T + t;
+        for (int64_t s = 0; s < S; ++s) {
+          bool masked = (mask.causal && s > pos) || (mask.window > 0 && s <= pos - mask.window) ||
+                        (pad && padding[static_cast<size_t>(b * S + s)] != 0);
+          out[(b * T + t) * S + s] = masked ? Tp(1) : Tp(0);
+        }
+      }
+  });
+  return m;
+}
+
+Tensor attention_weights(const Tensor& q, const Tensor& k, const AttnMask& mask, const Tensor& bias) {
+  const int64_t T = q.size(2), S = k.size(2), D = q.size(3);
+  Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(D)));  // (B, H, T, S)
+  if (bias.defined()) scores = scores + bias;
+  Tensor m = mask_tensor(mask, T, S, q.dtype());  // (B or 1, 1, T, S)
+  if (m.defined()) scores = masked_fill(scores, m, -std::numeric_limits<double>::infinity());
+  return softmax(scores, -1);  // (B, H, T, S), an all -inf row gives zeros
+}
+
+// ---- MultiHeadAttention ----
+
+static const AttentionConfig& validated(const AttentionConfig& c) {
+  if (c.d_model <= 0) throw ConfigError("attention: d_model must be positive, got " + std::to_string(c.d_model));
+  if (c.n_head <= 0) throw ConfigError("attention: n_head must be positive, got " + std::to_string(c.n_head));
+  if (c.d_model % c.n_head != 0)
+    throw ConfigError("attention: d_model " + std::to_string(c.d_model) + " is not divisible by n_head " +
+                      std::to_string(c.n_head));
+  if (c.pos == PosEncoding::rope && (c.d_model / c.n_head) % 2 != 0)
+    throw ConfigError("attention: rope needs an even head size, got d_model / n_head = " +
+                      std::to_string(c.d_model / c.n_head));
+  return c;
+}
+
+MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, Generator* gen)
+    : Module(config.cross ? "CrossAttention" : "SelfAttention"),
+      c_proj(validated(config).d_model, config.d_model, config.bias),
+      attn_dropout(config.dropout, gen),
+      resid_dropout(config.dropout, gen),
+      config_(config) {
+  const int64_t C = config.d_model;
+  if (config.cross) {
+    register_module("c_q", c_q.emplace(C, C, config.bias));
+    register_module("c_kv", c_kv.emplace(C, 2 * C, config.bias));
+  } else {
+    register_module("c_attn", c_attn.emplace(C, 3 * C, config.bias));
+  }
+  register_module("c_proj", c_proj);
+  register_module("attn_dropout", attn_dropout);
+  register_module("resid_dropout", resid_dropout);
+  if (config.pos == PosEncoding::alibi && !config.cross) alibi_slopes_ = alibi_slopes(config.n_head);
+}
+
+static void check_input(const Tensor& x, int64_t C, const char* what) {
+  if (x.dim() != 3 || x.size(2) != C)
+    throw ShapeError(std::string("attention: ") + what + " must be (B, T, " + std::to_string(C) +
+                     "), got " + shape_str(x.shape()));
+}
+
+Tensor MultiHeadAttention::forward(const Tensor& x, const AttnMask& mask, KVCache* cache) {
+  if (config_.cross) throw ConfigError("attention: a cross-attention layer needs forward_cross");
+  check_input(x, config_.d_model, "x");
+  const int64_t H = config_.n_head;
+  Tensor qkv = c_attn->forward(x);      // (B, T, 3C)
+  Tensor q = split_heads(qkv, 3, 0, H);  // (B, H, T, D)
+  Tensor k = split_heads(qkv, 3, 1, H);  // (B, H, T, D)
+  Tensor v = split_heads(qkv, 3, 2, H);  // (B, H, T, D)
+  const int64_t past = cache ? cache->length() : 0;
+  if (config_.pos == PosEncoding::rope) {  // rotate by absolute position
+    q = rope(q, past, config_.rope_base);
+    k = rope(k, past, config_.rope_base);
+  }
+  if (cache) {  // append the new keys and values: (B, H, S, D) with S = past + T
+    if (past > 0) {
+      k = concat({cache->k, k}, 2);
+      v = concat({cache->v, v}, 2);
+    }
+    cache->k = k.detach();
+    cache->v = v.detach();
+  }
+  Tensor y = attend(q, k, v, mask);                 // (B, H, T, D)
+  return resid_dropout.forward(c_proj.forward(merge_heads(y)));  // (B, T, C)
+}
+
+Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory,
+                                         const Tensor& memory_padding, KVCache* cache) {
+  if (!config_.cross) throw ConfigError("attention: a self-attention layer has no forward_cross");
+  check_input(x, config_.d_model, "x");
+  const int64_t H = config_.n_head;
+  Tensor q = split_heads(c_q->forward(x), 1, 0, H);  // (B, H, T, D)
+  Tensor k, v;                                        // (B, H, S, D)
+  if (cache && cache->k.defined()) {
+    k = cache->k;  // the memory does not change while decoding
+    v = cache->v;
+  } else {
+    check_input(memory, config_.d_model, "memory");
+    Tensor kv = c_kv->forward(memory);  // (B, S, 2C)
+    k = split_heads(kv, 2, 0, H);
+    v = split_heads(kv, 2, 1, H);
+    if (cache) {
+      cache->k = k.detach();
+      cache->v = v.detach();
+    }
+  }
+  AttnMask mask;
+  mask.key_padding = memory_padding;
+  Tensor y = attend(q, k, v, mask);                              // (B, H, T, D)
+  return resid_dropout.forward(c_proj.forward(merge_heads(y)));  // (B, T, C)
+}
+
+Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
+                                  const AttnMask& mask) {
+  const int64_t T = q.size(2), S = k.size(2);
+  if (mask.key_padding.defined() && mask.key_padding.shape() != Shape{q.size(0), S})
+    throw ShapeError("attention: key padding must be (B, S) = " + shape_str({q.size(0), S}) +
+                     ", got " + shape_str(mask.key_padding.shape()));
+  Tensor bias;  // (1, H, T, S)
+  if (!alibi_slopes_.empty()) bias = alibi_bias(alibi_slopes_, T, S, q.dtype());
+  if (training() && attn_dropout.p() > 0) {  // composed path: dropout acts on the weights
+    Tensor p = attention_weights(q, k, mask, bias);  // (B, H, T, S)
+    if (keep_attention_) last_attention_ = p.detach();
+    return matmul(attn_dropout.forward(p), v);       // (B, H, T, D)
+  }
+  AttentionOptions options;
+  options.causal = mask.causal;
+  options.window = mask.window;
+  options.key_padding = mask.key_padding;
+  options.bias = bias;
+  if (!keep_attention_) return attention(q, k, v, options);  // (B, H, T, D), fused
+  return attention(q, k, v, options, &last_attention_);
+}
+
+std::string MultiHeadAttention::extra_repr() const {
+  std::string s = "d_model=" + std::to_string(config_.d_model) + ", heads=" + std::to_string(config_.n_head);
+  if (config_.pos == PosEncoding::rope || config_.pos == PosEncoding::alibi)
+    s += std::string(", ") + pos_encoding_name(config_.pos);
+  return s;
+}
+
+}  // namespace sf

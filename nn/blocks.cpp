@@ -1,0 +1,89 @@
+// blocks.cpp: EncoderBlock and DecoderBlock with Pre-LN / Post-LN residuals.
+//
+// Legend: B batch, T time, S memory length, C channels, H heads, D head size.
+#include "nn/blocks.h"
+
+#include "autograd/errors.h"
+
+namespace sf {
+
+AttentionConfig attention_config(const BlockConfig& c, bool cross) {
+  AttentionConfig a;
+  a.d_model = c.d_model;
+  a.n_head = c.n_head;
+  a.bias = c.bias;
+  a.dropout = c.dropout;
+  a.cross = cross;
+  a.pos = cross ? PosEncoding::none : c.pos;  // positions act on self-attention only
+  a.rope_base = c.rope_base;
+  return a;
+}
+
+static int64_t checked_window(const BlockConfig& c) {
+  if (c.window < 0) throw ConfigError("block: window must be >= 0, got " + std::to_string(c.window));
+  return c.window;
+}
+
+// ---- EncoderBlock ----
+EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
+    : Module("EncoderBlock"),
+      ln_1(c.d_model, c.ln_eps, c.bias),
+      attn(attention_config(c, false), gen),
+      ln_2(c.d_model, c.ln_eps, c.bias),
+      mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
+      pre_ln_(c.pre_ln),
+      window_(checked_window(c)) {
+  register_module("ln_1", ln_1);
+  register_module("attn", attn);
+  register_module("ln_2", ln_2);
+  register_module("mlp", mlp);
+}
+
+Tensor EncoderBlock::forward(const Tensor& x, const AttnMask& mask, KVCache* cache) {
+  AttnMask m = mask;
+  if (window_ > 0) m.window = window_;
+  if (pre_ln_) {
+    Tensor h = x + attn.forward(ln_1.forward(x), m, cache);  // (B, T, C)
+    return h + mlp.forward(ln_2.forward(h));                 // (B, T, C)
+  }
+  Tensor h = ln_1.forward(x + attn.forward(x, m, cache));  // (B, T, C)
+  return ln_2.forward(h + mlp.forward(h));                 // (B, T, C)
+}
+
+// ---- DecoderBlock ----
+DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
+    : Module("DecoderBlock"),
+      ln_1(c.d_model, c.ln_eps, c.bias),
+      attn(attention_config(c, false), gen),
+      ln_2(c.d_model, c.ln_eps, c.bias),
+      cross_attn(attention_config(c, true), gen),
+      ln_3(c.d_model, c.ln_eps, c.bias),
+      mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
+      pre_ln_(c.pre_ln),
+      window_(checked_window(c)) {
+  register_module("ln_1", ln_1);
+  register_module("attn", attn);
+  register_module("ln_2", ln_2);
+  register_module("cross_attn", cross_attn);
+  register_module("ln_3", ln_3);
+  register_module("mlp", mlp);
+}
+
+Tensor DecoderBlock::forward(const Tensor& x, const Tensor& memory, const Tensor& tgt_padding,
+                             const Tensor& memory_padding, KVCache* self_cache,
+                             KVCache* cross_cache) {
+  AttnMask m;
+  m.causal = true;
+  m.window = window_;
+  m.key_padding = tgt_padding;
+  if (pre_ln_) {
+    Tensor h = x + attn.forward(ln_1.forward(x), m, self_cache);                           // (B, T, C)
+    h = h + cross_attn.forward_cross(ln_2.forward(h), memory, memory_padding, cross_cache);  // (B, T, C)
+    return h + mlp.forward(ln_3.forward(h));                                                 // (B, T, C)
+  }
+  Tensor h = ln_1.forward(x + attn.forward(x, m, self_cache));                            // (B, T, C)
+  h = ln_2.forward(h + cross_attn.forward_cross(h, memory, memory_padding, cross_cache));  // (B, T, C)
+  return ln_3.forward(h + mlp.forward(h));                                                 // (B, T, C)
+}
+
+}  // namespace sf

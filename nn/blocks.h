@@ -1,0 +1,77 @@
+// blocks.h: the two transformer layers, each a pair of residual sublayers.
+//
+//   EncoderBlock:  x -> x + SelfAttention(x) -> x + FeedForward(x)
+//   DecoderBlock:  x -> x + CausalSelfAttention(x) -> x + CrossAttention(x, memory) -> x + FFN(x)
+//
+// A GPT block is an EncoderBlock with a causal mask (nanoGPT's Block: ln_1, attn, ln_2, mlp).
+// Where the LayerNorm goes is a switch:
+//   Post-LN (Vaswani et al. 2017):  x = LN(x + f(x))      the original; needs warm-up to train
+//   Pre-LN  (GPT-2, Xiong et al.):  x = x + f(LN(x))      trains stably; the stack then ends
+//                                                         with one more LayerNorm (ln_f)
+//
+// Legend: B batch, T time, S memory length, C channels, H heads, D head size.
+#pragma once
+#include "nn/attention.h"
+#include "nn/layers.h"
+
+namespace sf {
+
+struct BlockConfig {
+  int64_t d_model = 0;     // C
+  int64_t n_head = 1;      // H
+  int64_t d_ff = 0;        // FeedForward hidden size F; 0 means 4 C
+  bool bias = true;        // biases in Linear and LayerNorm (nanoGPT's `bias`)
+  double dropout = 0.0;
+  Activation activation = Activation::gelu;
+  bool pre_ln = true;      // false: Post-LN
+  double ln_eps = 1e-5;
+  PosEncoding pos = PosEncoding::none;  // rope / alibi are applied inside self-attention
+  double rope_base = 10000.0;
+  int64_t window = 0;      // > 0: sliding-window self-attention of this width
+};
+
+// The attention config of a block's self-attention (cross = false) or cross-attention.
+AttentionConfig attention_config(const BlockConfig& c, bool cross);
+
+class EncoderBlock : public Module {
+ public:
+  explicit EncoderBlock(const BlockConfig& config, Generator* gen = nullptr);
+  // x (B, T, C) -> (B, T, C). `mask` says which keys each query sees (causal for a GPT);
+  // the block's sliding window, if any, is added to it. cache: see MultiHeadAttention.
+  Tensor forward(const Tensor& x, const AttnMask& mask = {}, KVCache* cache = nullptr);
+  std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
+
+  LayerNorm ln_1;
+  MultiHeadAttention attn;
+  LayerNorm ln_2;
+  FeedForward mlp;
+
+ private:
+  bool pre_ln_;
+  int64_t window_;
+};
+
+class DecoderBlock : public Module {
+ public:
+  explicit DecoderBlock(const BlockConfig& config, Generator* gen = nullptr);
+  // x (B, T, C), memory (B, S, C) from the encoder -> (B, T, C). Self-attention is causal;
+  // tgt_padding (B, T) masks padded target keys, memory_padding (B, S) padded source keys.
+  // With caches, x holds only the new target tokens (incremental decoding).
+  Tensor forward(const Tensor& x, const Tensor& memory, const Tensor& tgt_padding = Tensor(),
+                 const Tensor& memory_padding = Tensor(), KVCache* self_cache = nullptr,
+                 KVCache* cross_cache = nullptr);
+  std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
+
+  LayerNorm ln_1;
+  MultiHeadAttention attn;        // causal self-attention
+  LayerNorm ln_2;
+  MultiHeadAttention cross_attn;  // queries from x, keys and values from memory
+  LayerNorm ln_3;
+  FeedForward mlp;
+
+ private:
+  bool pre_ln_;
+  int64_t window_;
+};
+
+}  // namespace sf
