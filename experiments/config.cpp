@@ -1,0 +1,392 @@
+// config.cpp: JSON <-> Config, overrides, validation and the generated documentation.
+#include "experiments/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// ---- small helpers ----
+
+// Shortest text that reads back as the same double: 0.001, -1, 65536, 3e-4.
+static std::string fmt_num(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), x);
+  return std::string(buf, r.ptr);
+}
+static std::string fmt_num(int64_t x) { return std::to_string(x); }
+static std::string json_quoted(const std::string& s) { return json(s).dump(); }
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  // A typo changes a few characters; anything further is probably a different word.
+  size_t limit = std::max<size_t>(2, word.size() / 3);
+  return best_d <= limit ? best : "";
+}
+
+static std::string join_quoted(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + json_quoted(names[i]);
+  return s;
+}
+
+// "did you mean" when a candidate is close, else the list of valid names.
+static std::string unknown_name_hint(const std::string& word, const std::vector<std::string>& valid) {
+  std::string guess = closest_match(word, valid);
+  if (!guess.empty()) return "did you mean " + json_quoted(guess) + "?";
+  return "valid: " + join_quoted(valid);
+}
+
+// ---- reading one value with its type checked ----
+
+static std::string got(const json& v) { return v.dump() + " (" + v.type_name() + ")"; }
+
+static void read_value(const json& v, int64_t& out, const std::string& key) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    throw ConfigError(key + ": integer too large, got " + v.dump());
+  if (v.is_number_integer()) { out = v.get<int64_t>(); return; }
+  if (v.is_number_float()) {  // 2e3 is fine as an integer when it is one
+    double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) { out = static_cast<int64_t>(d); return; }
+  }
+  throw ConfigError(key + ": expected an integer, got " + got(v));
+}
+static void read_value(const json& v, double& out, const std::string& key) {
+  if (!v.is_number()) throw ConfigError(key + ": expected a number, got " + got(v));
+  out = v.get<double>();
+}
+static void read_value(const json& v, bool& out, const std::string& key) {
+  if (!v.is_boolean()) throw ConfigError(key + ": expected true or false, got " + got(v));
+  out = v.get<bool>();
+}
+static void read_value(const json& v, std::string& out, const std::string& key) {
+  if (!v.is_string()) throw ConfigError(key + ": expected a string, got " + got(v));
+  out = v.get<std::string>();
+}
+
+// `"precision": "bf16"` is short for `"precision": {"dtype": "bf16"}`.
+static void expand_shorthands(json& j) {
+  if (j.is_object() && j.contains("precision") && j["precision"].is_string())
+    j["precision"] = json{{"dtype", j["precision"]}};
+}
+
+// ---- JSON -> Config ----
+
+Config config_from_json(const json& j_in) {
+  json j = j_in;
+  expand_shorthands(j);
+  if (!j.is_object()) throw ConfigError("the config must be a JSON object {...}, got " + std::string(j.type_name()));
+  Config c;
+  std::vector<std::string> section_names{"description"};
+  c.sections([&](const char* name, auto&, const char*) { section_names.push_back(name); });
+  for (const auto& [name, value] : j.items()) {
+    if (std::find(section_names.begin(), section_names.end(), name) == section_names.end())
+      throw ConfigError(name + ": unknown section (" + unknown_name_hint(name, section_names) + ")");
+  }
+  if (j.contains("description")) read_value(j["description"], c.description, "description");
+
+  c.sections([&](const char* section, auto& s, const char*) {
+    if (!j.contains(section)) return;
+    const json& obj = j[section];
+    if (!obj.is_object()) throw ConfigError(std::string(section) + ": expected an object {...}, got " + got(obj));
+    std::vector<std::string> keys;
+    s.fields([&](const char* key, auto&, const char*) { keys.push_back(key); });
+    for (const auto& [key, value] : obj.items()) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        throw ConfigError(std::string(section) + "." + key + ": unknown key (" + unknown_name_hint(key, keys) + ")");
+    }
+    s.fields([&](const char* key, auto& field, const char*) {
+      if (obj.contains(key)) read_value(obj[key], field, std::string(section) + "." + key);
+    });
+  });
+  return c;
+}
+
+json config_to_json(const Config& c_in) {
+  Config c = c_in;  // fields() is non-const: it hands out references
+  json j = json::object();
+  j["description"] = c.description;
+  c.sections([&](const char* section, auto& s, const char*) {
+    json obj = json::object();
+    s.fields([&](const char* key, auto& field, const char*) { obj[key] = field; });
+    j[section] = obj;
+  });
+  return j;
+}
+
+void apply_override(json& j, const std::string& assignment) {
+  size_t eq = assignment.find('=');
+  size_t dot = assignment.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq)
+    throw ConfigError("--set " + assignment + ": expected section.key=value, e.g. --set optim.lr=3e-4");
+  std::string section = assignment.substr(0, dot);
+  std::string key = assignment.substr(dot + 1, eq - dot - 1);
+  std::string text = assignment.substr(eq + 1);
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;  // not JSON: a plain string such as a path
+  expand_shorthands(j);
+  if (!j.contains(section)) j[section] = json::object();
+  if (!j[section].is_object())
+    throw ConfigError("--set " + assignment + ": " + section + " is not an object in the config");
+  j[section][key] = value;
+}
+
+// ---- validation ----
+
+[[noreturn]] static void fail(const std::string& key, const std::string& what, const std::string& value) {
+  throw ConfigError(key + ": " + what + ", got " + value);
+}
+static void one_of(const std::string& key, const std::string& value, const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return;
+  std::string guess = closest_match(value, choices);
+  throw ConfigError(key + ": must be one of " + join_quoted(choices) + ", got " + json_quoted(value) +
+                    (guess.empty() ? "" : " (did you mean " + json_quoted(guess) + "?)"));
+}
+static void positive(const std::string& key, double v) {
+  if (!(v > 0) || !std::isfinite(v)) fail(key, "must be > 0", fmt_num(v));
+}
+static void positive(const std::string& key, int64_t v) {
+  if (v <= 0) fail(key, "must be >= 1", fmt_num(v));
+}
+static void non_negative(const std::string& key, double v) {
+  if (!(v >= 0) || !std::isfinite(v)) fail(key, "must be >= 0", fmt_num(v));
+}
+static void non_negative(const std::string& key, int64_t v) {
+  if (v < 0) fail(key, "must be >= 0", fmt_num(v));
+}
+static void in_unit(const std::string& key, double v) {  // [0, 1)
+  if (!(v >= 0 && v < 1)) fail(key, "must be in [0, 1)", fmt_num(v));
+}
+
+bool is_seq2seq_dataset(const std::string& dataset) {
+  return dataset == "copy" || dataset == "reverse" || dataset == "sort" || dataset == "addition";
+}
+
+void validate_config(const Config& c) {
+  // model
+  const ModelConfig& m = c.model;
+  one_of("model.type", m.type, {"gpt", "transformer"});
+  positive("model.n_layer", m.n_layer);
+  positive("model.n_head", m.n_head);
+  positive("model.n_embd", m.n_embd);
+  if (m.n_embd % m.n_head != 0)
+    throw ConfigError("model.n_embd: must be divisible by model.n_head = " + fmt_num(m.n_head) +
+                      " (each head gets n_embd / n_head dimensions), got " + fmt_num(m.n_embd));
+  positive("model.block_size", m.block_size);
+  non_negative("model.n_decoder_layer", m.n_decoder_layer);
+  non_negative("model.d_ff", m.d_ff);
+  in_unit("model.dropout", m.dropout);
+  one_of("model.activation", m.activation, {"gelu", "gelu_tanh", "relu"});
+  one_of("model.pos_encoding", m.pos_encoding, {"learned", "sinusoidal", "rope", "alibi"});
+  if (m.pos_encoding == "rope" && (m.n_embd / m.n_head) % 2 != 0)
+    throw ConfigError("model.pos_encoding: \"rope\" rotates pairs of dimensions and needs an even head size "
+                      "(n_embd / n_head), got " + fmt_num(m.n_embd / m.n_head));
+  one_of("model.norm", m.norm, {"pre", "post"});
+  one_of("model.init", m.init, {"gpt2", "xavier"});
+  non_negative("model.window", m.window);
+
+  // data
+  const DataConfig& d = c.data;
+  one_of("data.dataset", d.dataset, {"synthetic", "text", "shakespeare", "copy", "reverse", "sort", "addition"});
+  bool seq2seq = is_seq2seq_dataset(d.dataset);
+  if (seq2seq && m.type != "transformer")
+    throw ConfigError("model.type: the seq2seq task " + json_quoted(d.dataset) + " needs \"transformer\" (encoder-decoder), got " + json_quoted(m.type));
+  if (!seq2seq && m.type != "gpt")
+    throw ConfigError("model.type: the language-modelling dataset " + json_quoted(d.dataset) + " needs \"gpt\", got " + json_quoted(m.type));
+  if (d.dataset == "text") {
+    if (d.path.empty()) throw ConfigError("data.path: dataset \"text\" needs a file or folder of .txt files, got \"\"");
+    if (!fs::exists(d.path)) throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
+  }
+  one_of("data.tokenizer", d.tokenizer, {"char", "bpe"});
+  if (d.tokenizer == "bpe" && d.bpe_vocab_size < 256)
+    fail("data.bpe_vocab_size", "must be >= 256 (the 256 byte tokens come first)", fmt_num(d.bpe_vocab_size));
+  if (!(d.val_fraction > 0 && d.val_fraction < 1)) fail("data.val_fraction", "must be in (0, 1)", fmt_num(d.val_fraction));
+  non_negative("data.block_size", d.block_size);
+  if (d.block_size > m.block_size)
+    throw ConfigError("data.block_size: must be <= model.block_size = " + fmt_num(m.block_size) +
+                      " (the positional table has no rows beyond it), got " + fmt_num(d.block_size));
+  positive("data.corpus_tokens", d.corpus_tokens);
+  positive("data.task_min_len", d.task_min_len);
+  if (d.task_max_len < d.task_min_len)
+    fail("data.task_max_len", "must be >= data.task_min_len = " + fmt_num(d.task_min_len), fmt_num(d.task_max_len));
+  positive("data.task_eval_size", d.task_eval_size);
+
+  // optim
+  const OptimConfig& o = c.optim;
+  one_of("optim.name", o.name, {"adamw", "adam", "sgd"});
+  positive("optim.lr", o.lr);
+  in_unit("optim.beta1", o.beta1);
+  in_unit("optim.beta2", o.beta2);
+  positive("optim.eps", o.eps);
+  non_negative("optim.weight_decay", o.weight_decay);
+  one_of("optim.decay", o.decay, {"matrices", "all_matrices", "all"});
+  in_unit("optim.momentum", o.momentum);
+  if (o.nesterov && !(o.momentum > 0)) fail("optim.nesterov", "needs optim.momentum > 0", "momentum " + fmt_num(o.momentum));
+  non_negative("optim.grad_clip", o.grad_clip);
+  non_negative("optim.clip_value", o.clip_value);
+
+  // schedule
+  const ScheduleConfig& s = c.schedule;
+  one_of("schedule.name", s.name, {"constant", "cosine", "linear", "noam"});
+  non_negative("schedule.warmup_steps", s.warmup_steps);
+  if (s.name == "noam" && s.warmup_steps == 0) fail("schedule.warmup_steps", "must be >= 1 for \"noam\"", "0");
+  if (s.warmup_steps > c.train.steps)
+    throw ConfigError("schedule.warmup_steps: must not be longer than the run (train.steps = " +
+                      fmt_num(c.train.steps) + "), got " + fmt_num(s.warmup_steps));
+  non_negative("schedule.min_lr", s.min_lr);
+  if (s.min_lr > o.lr) fail("schedule.min_lr", "must be <= optim.lr = " + fmt_num(o.lr), fmt_num(s.min_lr));
+  non_negative("schedule.decay_steps", s.decay_steps);
+  int64_t decay_end = s.decay_steps ? s.decay_steps : c.train.steps;
+  if ((s.name == "cosine" || s.name == "linear") && decay_end <= s.warmup_steps)
+    throw ConfigError("schedule.warmup_steps: must be shorter than the decay (" +
+                      std::string(s.decay_steps ? "schedule.decay_steps" : "train.steps") + " = " +
+                      fmt_num(decay_end) + "), got " + fmt_num(s.warmup_steps));
+
+  // train
+  const TrainConfig& t = c.train;
+  positive("train.steps", t.steps);
+  positive("train.batch_size", t.batch_size);
+  positive("train.eval_interval", t.eval_interval);
+  positive("train.eval_iters", t.eval_iters);
+  positive("train.log_interval", t.log_interval);
+  non_negative("train.seed", t.seed);
+  if (t.threads < 0 || t.threads > 1024) fail("train.threads", "must be 0 (all cores) to 1024", fmt_num(t.threads));
+  in_unit("train.label_smoothing", t.label_smoothing);
+  non_negative("train.samples", t.samples);
+  non_negative("train.sample_tokens", t.sample_tokens);
+  positive("train.max_loss", t.max_loss);
+
+  // precision
+  const PrecisionConfig& p = c.precision;
+  one_of("precision.dtype", p.dtype, {"fp32", "fp16", "bf16"});
+  positive("precision.init_scale", p.init_scale);
+  if (!(p.growth_factor >= 1) || !std::isfinite(p.growth_factor)) fail("precision.growth_factor", "must be >= 1", fmt_num(p.growth_factor));
+  if (!(p.backoff_factor > 0 && p.backoff_factor < 1)) fail("precision.backoff_factor", "must be in (0, 1)", fmt_num(p.backoff_factor));
+  positive("precision.growth_interval", p.growth_interval);
+
+  // output
+  if (c.output.run_dir.empty()) fail("output.run_dir", "must name a directory", "\"\"");
+  non_negative("output.checkpoint_interval", c.output.checkpoint_interval);
+}
+
+Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  if (!fs::is_regular_file(path)) throw ConfigError("config file not found: " + json_quoted(path));
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
+    size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    throw ConfigError(path + ": invalid JSON: " + what);
+  }
+  try {
+    for (const auto& o : overrides) apply_override(j, o);
+    Config c = config_from_json(j);
+    validate_config(c);
+    return c;
+  } catch (const ConfigError& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
+}
+
+// ---- documentation ----
+
+static std::string doc_value(const std::string& v) { return "`" + json(v).dump() + "`"; }
+static std::string doc_value(double v) { return "`" + fmt_num(v) + "`"; }
+static std::string doc_value(int64_t v) { return "`" + fmt_num(v) + "`"; }
+static std::string doc_value(bool v) { return v ? "`true`" : "`false`"; }
+static const char* doc_type(const std::string&) { return "string"; }
+static const char* doc_type(double) { return "number"; }
+static const char* doc_type(int64_t) { return "integer"; }
+static const char* doc_type(bool) { return "bool"; }
+
+static std::string escape_cell(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (ch == '|') ? std::string("\\|") : std::string(1, ch);
+  return out;
+}
+
+std::string config_doc_markdown(const std::string& configs_dir) {
+  std::ostringstream md;
+  md << "<!-- Generated by `scratchformer config-doc > configs/README.md` from experiments/config.h;\n"
+        "     edit the field list there, not this file (a test fails when this file is out of date). -->\n"
+        "# Experiment configs\n\n"
+        "An experiment is one JSON file with the sections below. Every key is optional: a missing key\n"
+        "keeps the default shown here. Unknown keys, wrong types and impossible values are errors that\n"
+        "name the key (`error: configs/x.json: optim.lr: must be > 0, got -1`), and no run directory is\n"
+        "created for a config that fails. The resolved config (every field) is saved as\n"
+        "`config.json` in the run directory.\n\n"
+        "```sh\n"
+        "scratchformer train configs/default.json                         # train\n"
+        "scratchformer train configs/default.json --set optim.lr=3e-4 --set train.steps=500\n"
+        "scratchformer train configs/default.json --resume runs/default   # continue a stopped run\n"
+        "```\n\n"
+        "`--set section.key=value` parses the value as JSON (`3e-4`, `true`, `\"text\"`) and takes it as\n"
+        "a plain string otherwise (`--set data.path=my.txt`). `\"precision\": \"bf16\"` is short for\n"
+        "`\"precision\": {\"dtype\": \"bf16\"}`. A top-level `\"description\"` string is shown in the log.\n";
+  Config c;
+  c.sections([&](const char* section, auto& s, const char* about) {
+    md << "\n## " << section << "\n\n" << about << ".\n\n";
+    md << "| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
+    s.fields([&](const char* key, auto& field, const char* doc) {
+      md << "| `" << key << "` | " << doc_type(field) << " | " << doc_value(field) << " | " << escape_cell(doc) << " |\n";
+    });
+  });
+  if (!configs_dir.empty() && fs::is_directory(configs_dir)) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(configs_dir))
+      if (e.path().extension() == ".json") files.push_back(e.path().filename().string());
+    std::sort(files.begin(), files.end());
+    md << "\n## Ready configs\n\n| file | what it trains |\n| --- | --- |\n";
+    for (const auto& f : files) {
+      std::string description;
+      try {
+        std::ifstream in(fs::path(configs_dir) / f);
+        json j = json::parse(in);
+        if (j.contains("description") && j["description"].is_string()) description = j["description"];
+      } catch (const json::exception&) {
+        description = "(not valid JSON)";
+      }
+      md << "| `" << f << "` | " << escape_cell(description) << " |\n";
+    }
+  }
+  return md.str();
+}
+
+}  // namespace sf

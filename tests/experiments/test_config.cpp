@@ -1,0 +1,137 @@
+// Config system: defaults, JSON reading, every kind of error message, --set, generated docs.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+#include "experiments/config.h"
+
+using namespace sf;
+using json = nlohmann::json;
+
+// The ConfigError message config_from_json + validate_config give for `j`, or "" if none.
+static std::string error_of(const json& j) {
+  try {
+    validate_config(config_from_json(j));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("missing keys keep their defaults; present keys are read with their types") {
+  Config c = config_from_json(json{{"model", {{"n_layer", 2}}}, {"optim", {{"lr", 3e-4}}}});
+  CHECK(c.model.n_layer == 2);
+  CHECK(c.model.n_head == Config{}.model.n_head);
+  CHECK(c.optim.lr == 3e-4);
+  CHECK(c.train.steps == Config{}.train.steps);
+  CHECK(error_of(json::object()) == "");
+}
+
+TEST_CASE("unknown keys and sections are errors with a did-you-mean") {
+  CHECK(error_of(json{{"optim", {{"lrr", 1}}}}) == "optim.lrr: unknown key (did you mean \"lr\"?)");
+  CHECK(error_of(json{{"modle", json::object()}}) == "modle: unknown section (did you mean \"model\"?)");
+  CHECK(error_of(json{{"train", {{"n_heads", 1}}}}).find("train.n_heads: unknown key (valid: \"steps\"") == 0);
+  CHECK(error_of(json{{"model", {{"n_heads", 4}}}}) == "model.n_heads: unknown key (did you mean \"n_head\"?)");
+}
+
+TEST_CASE("wrong types name the key, the value and its JSON type") {
+  CHECK(error_of(json{{"train", {{"steps", "many"}}}}) == "train.steps: expected an integer, got \"many\" (string)");
+  CHECK(error_of(json{{"train", {{"steps", 2.5}}}}) == "train.steps: expected an integer, got 2.5 (number)");
+  CHECK(error_of(json{{"optim", {{"lr", true}}}}) == "optim.lr: expected a number, got true (boolean)");
+  CHECK(error_of(json{{"model", {{"bias", 1}}}}) == "model.bias: expected true or false, got 1 (number)");
+  CHECK(error_of(json{{"model", {{"type", 3}}}}) == "model.type: expected a string, got 3 (number)");
+  CHECK(error_of(json{{"model", 3}}) == "model: expected an object {...}, got 3 (number)");
+  CHECK(config_from_json(json{{"train", {{"steps", 2e3}}}}).train.steps == 2000);  // integral float is fine
+}
+
+TEST_CASE("impossible values: one line naming the key, what is valid and what was given") {
+  CHECK(error_of(json{{"optim", {{"lr", -1}}}}) == "optim.lr: must be > 0, got -1");
+  CHECK(error_of(json{{"optim", {{"lr", 0}}}}) == "optim.lr: must be > 0, got 0");
+  Config nan_lr;
+  nan_lr.optim.lr = std::nan("");
+  CHECK_THROWS_WITH_AS(validate_config(nan_lr), "optim.lr: must be > 0, got NaN", ConfigError);
+  CHECK(error_of(json{{"model", {{"n_embd", 130}, {"n_head", 4}}}}) ==
+        "model.n_embd: must be divisible by model.n_head = 4 (each head gets n_embd / n_head dimensions), got 130");
+  CHECK(error_of(json{{"train", {{"steps", 50}}}, {"schedule", {{"warmup_steps", 100}}}}) ==
+        "schedule.warmup_steps: must not be longer than the run (train.steps = 50), got 100");
+  CHECK(error_of(json{{"model", {{"block_size", 32}}}, {"data", {{"block_size", 64}}}}) ==
+        "data.block_size: must be <= model.block_size = 32 (the positional table has no rows beyond it), got 64");
+  CHECK(error_of(json{{"data", {{"dataset", "text"}, {"path", "no/such/file.txt"}}}}) ==
+        "data.path: no such file or folder, got \"no/such/file.txt\"");
+  CHECK(error_of(json{{"model", {{"type", "gtp"}}}}) ==
+        "model.type: must be one of \"gpt\", \"transformer\", got \"gtp\" (did you mean \"gpt\"?)");
+  CHECK(error_of(json{{"model", {{"dropout", 1.0}}}}) == "model.dropout: must be in [0, 1), got 1");
+  CHECK(error_of(json{{"precision", "fp17"}}) ==
+        "precision.dtype: must be one of \"fp32\", \"fp16\", \"bf16\", got \"fp17\" (did you mean \"fp16\"?)");
+  CHECK(error_of(json{{"data", {{"dataset", "reverse"}}}}) ==
+        "model.type: the seq2seq task \"reverse\" needs \"transformer\" (encoder-decoder), got \"gpt\"");
+  CHECK(error_of(json{{"train", {{"batch_size", 0}}}}) == "train.batch_size: must be >= 1, got 0");
+}
+
+TEST_CASE("--set overrides parse JSON values, fall back to strings, and go through the same checks") {
+  json j = {{"optim", {{"lr", 1e-3}}}};
+  apply_override(j, "optim.lr=3e-4");
+  apply_override(j, "train.steps=7");
+  apply_override(j, "data.path=some file.txt");
+  apply_override(j, "model.bias=false");
+  apply_override(j, "precision.dtype=bf16");
+  Config c = config_from_json(j);
+  CHECK(c.optim.lr == 3e-4);
+  CHECK(c.train.steps == 7);
+  CHECK(c.data.path == "some file.txt");
+  CHECK(c.model.bias == false);
+  CHECK(c.precision.dtype == "bf16");
+  CHECK_THROWS_WITH_AS(apply_override(j, "optim.lr"), doctest::Contains("expected section.key=value"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(j, "lr=1"), doctest::Contains("expected section.key=value"), ConfigError);
+  apply_override(j, "optim.lrr=1");
+  CHECK_THROWS_WITH_AS(config_from_json(j), "optim.lrr: unknown key (did you mean \"lr\"?)", ConfigError);
+}
+
+TEST_CASE("load_config names the file, and reports JSON syntax errors with their position") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "sf_test_config";
+  fs::create_directories(dir);
+  std::string good = (dir / "good.json").string(), bad = (dir / "bad.json").string();
+  std::ofstream(good) << R"({"optim": {"lr": 0.01}, "train": {"steps": 10}, "schedule": {"warmup_steps": 2}})";
+  std::ofstream(bad) << "{\"optim\": {\"lr\": 0.01,}}";
+  Config c = load_config(good, {"train.batch_size=3"});
+  CHECK(c.optim.lr == 0.01);
+  CHECK(c.train.batch_size == 3);
+  CHECK_THROWS_WITH_AS(load_config(good, {"optim.lr=-1"}), (good + ": optim.lr: must be > 0, got -1").c_str(), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(bad), doctest::Contains((bad + ": invalid JSON: parse error at line 1").c_str()), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config((dir / "none.json").string()), doctest::Contains("config file not found"), ConfigError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("the resolved config round-trips through JSON with every field") {
+  Config c;
+  c.model.n_layer = 3;
+  c.optim.lr = 0.123;
+  c.data.dataset = "addition";
+  json j = config_to_json(c);
+  CHECK(j["model"]["n_layer"] == 3);
+  CHECK(j["train"].contains("seed"));
+  Config back = config_from_json(j);
+  CHECK(config_to_json(back) == j);
+}
+
+TEST_CASE("edit distance and did-you-mean") {
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(closest_match("n_embed", {"n_layer", "n_head", "n_embd"}) == "n_embd");
+  CHECK(closest_match("zzzzzz", {"n_layer", "n_head"}) == "");
+}
+
+TEST_CASE("configs/README.md is the generated reference, up to date with the code") {
+  std::ifstream in(std::string(SF_SOURCE_DIR) + "/configs/README.md");
+  REQUIRE_MESSAGE(in.good(), "configs/README.md is missing: run `build/scratchformer config-doc > configs/README.md`");
+  std::stringstream committed;
+  committed << in.rdbuf();
+  bool same = committed.str() == config_doc_markdown(std::string(SF_SOURCE_DIR) + "/configs");
+  CHECK_MESSAGE(same, "configs/README.md is out of date: run `build/scratchformer config-doc > configs/README.md`");
+}
