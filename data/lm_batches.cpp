@@ -1,0 +1,102 @@
+// lm_batches.cpp: random and sequential windows over token ids.
+#include "data/lm_batches.h"
+
+#include "autograd/errors.h"
+
+namespace sf::data {
+
+static LmBatch make_batch(int64_t rows, int64_t block_size) {
+  LmBatch b;
+  std::vector<int32_t> zeros(static_cast<size_t>(rows * block_size), 0);
+  b.inputs = IntTensor({rows, block_size}, zeros);
+  b.targets = IntTensor({rows, block_size}, zeros);
+  return b;
+}
+
+void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_size, int64_t row,
+              LmBatch& batch) {
+  if (start < 0 || start + block_size + 1 > static_cast<int64_t>(tokens.size()))
+    throw ShapeError("fill_row: window [" + std::to_string(start) + ", " +
+                     std::to_string(start + block_size + 1) + ") is outside " +
+                     std::to_string(tokens.size()) + " tokens");
+  const int32_t* src = tokens.data() + start;
+  int32_t* in = batch.inputs.data.data() + row * block_size;
+  int32_t* tg = batch.targets.data.data() + row * block_size;
+  for (int64_t t = 0; t < block_size; ++t) {
+    in[t] = src[t];
+    tg[t] = src[t + 1];
+  }
+}
+
+static void check_sizes(const Tokens& tokens, int64_t block_size, int64_t batch_size,
+                        const std::string& where) {
+  if (block_size < 1) throw ConfigError("data.block_size: must be >= 1, got " + std::to_string(block_size));
+  if (batch_size < 1) throw ConfigError("train.batch_size: must be >= 1, got " + std::to_string(batch_size));
+  int64_t n = tokens ? static_cast<int64_t>(tokens->size()) : 0;
+  if (n < block_size + 1)
+    throw DataError(where + ": " + std::to_string(n) + " tokens, but one window needs block_size + 1 = " +
+                    std::to_string(block_size + 1) + " (use a longer text or a smaller data.block_size)");
+}
+
+RandomWindows::RandomWindows(Tokens tokens, int64_t block_size, int64_t batch_size, uint64_t seed,
+                             const std::string& where)
+    : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size), seed_(seed), gen_(seed) {
+  check_sizes(tokens_, block_size, batch_size, where);
+}
+
+LmBatch RandomWindows::next() {
+  LmBatch b = make_batch(batch_size_, block_size_);
+  int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;  // valid starts: [0, starts)
+  for (int64_t r = 0; r < batch_size_; ++r) fill_row(*tokens_, gen_.randint(starts), block_size_, r, b);
+  ++drawn_;
+  return b;
+}
+
+nlohmann::json RandomWindows::get_state() const {
+  return {{"kind", "random_windows"}, {"seed", seed_}, {"rng", gen_.state()},
+          {"batches", drawn_}, {"tokens", tokens_->size()}, {"block_size", block_size_},
+          {"batch_size", batch_size_}};
+}
+
+void RandomWindows::set_state(const nlohmann::json& s) {
+  auto bad = [](const std::string& why) { return DataError("data state in checkpoint: " + why); };
+  if (!s.is_object() || s.value("kind", "") != "random_windows") throw bad("not a random-window sampler state");
+  if (s.value("tokens", uint64_t(0)) != tokens_->size())
+    throw bad("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
+              std::to_string(tokens_->size()) + " (the dataset or tokenizer changed)");
+  if (s.value("block_size", int64_t(0)) != block_size_ || s.value("batch_size", int64_t(0)) != batch_size_)
+    throw bad("saved with another block_size or batch_size");
+  try {
+    gen_.set_state(s.at("rng").get<std::vector<uint64_t>>());
+    drawn_ = s.at("batches").get<int64_t>();
+    seed_ = s.at("seed").get<uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(std::string("malformed (") + e.what() + ")");
+  } catch (const Error& e) {
+    throw bad(e.what());
+  }
+}
+
+SequentialWindows::SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
+                                     const std::string& where)
+    : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size) {
+  check_sizes(tokens_, block_size, batch_size, where);
+  windows_ = (static_cast<int64_t>(tokens_->size()) - 1) / block_size_;
+}
+
+int64_t SequentialWindows::dropped_targets() const {
+  return static_cast<int64_t>(tokens_->size()) - 1 - windows_ * block_size_;
+}
+
+LmBatch SequentialWindows::batch(int64_t i) const {
+  if (i < 0 || i >= num_batches())
+    throw ShapeError("SequentialWindows::batch: index " + std::to_string(i) + " not in [0, " +
+                     std::to_string(num_batches()) + ")");
+  int64_t first = i * batch_size_;
+  int64_t rows = std::min(batch_size_, windows_ - first);
+  LmBatch b = make_batch(rows, block_size_);
+  for (int64_t r = 0; r < rows; ++r) fill_row(*tokens_, (first + r) * block_size_, block_size_, r, b);
+  return b;
+}
+
+}  // namespace sf::data

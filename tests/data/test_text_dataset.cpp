@@ -1,0 +1,195 @@
+// Text LM dataset: files and folders, the token cache, the train/val split, random and
+// sequential windows, resuming, and one clear error per kind of bad input.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "autograd/errors.h"
+#include "data/char_tokenizer.h"
+#include "data/lm_batches.h"
+#include "data/text_dataset.h"
+#include "data/token_cache.h"
+#include "test_helpers.h"
+
+using namespace sf;
+using namespace sf::data;
+using sf::test::contains;
+using sf::test::error_of;
+using sf::test::write_bytes;
+
+static std::string sample_text(int lines) {
+  std::string s;
+  for (int i = 0; i < lines; ++i) s += "line " + std::to_string(i) + ": the quick brown fox jumps.\n";
+  return s;
+}
+
+TEST_CASE("text dataset: a file is tokenized and split by position") {
+  sf::test::TempDir dir("textds");
+  std::string text = sample_text(40);
+  write_bytes(dir / "a.txt", text);
+  TextDataConfig cfg{dir / "a.txt", 0.25, 16, /*cache=*/false};
+  LmData d = load_text_dataset(cfg, TokenizerConfig{});
+  std::vector<int32_t> all = *d.train;
+  all.insert(all.end(), d.val->begin(), d.val->end());
+  CHECK(all == d.tokenizer->encode(text));
+  CHECK(static_cast<int64_t>(d.val->size()) == std::llround(double(all.size()) * 0.25));
+  CHECK(d.tokenizer->decode(*d.train) + d.tokenizer->decode(*d.val) == text);
+  CHECK(contains(d.description, "char tokens"));
+  CHECK(sf::test::count_files(dir.path) == 1);  // no cache written when cache = false
+}
+
+TEST_CASE("text dataset: a folder's .txt files are read in name order") {
+  sf::test::TempDir dir("textfolder");
+  write_bytes(dir / "b.txt", "second file. " + sample_text(10));
+  write_bytes(dir / "a.txt", "first file. " + sample_text(10));
+  write_bytes(dir / "notes.md", "\xFF not read");
+  std::vector<std::filesystem::path> files;
+  std::string text = read_corpus(dir.path, &files);
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].filename() == "a.txt");
+  CHECK(text.rfind("first file. ", 0) == 0);
+  LmData d = load_text_dataset({dir.path, 0.1, 8, true}, TokenizerConfig{});
+  CHECK(std::filesystem::exists(dir / ".tokens.bin"));
+  CHECK(d.tokenizer->decode(*d.train).rfind("first file. ", 0) == 0);
+}
+
+TEST_CASE("token cache: written once, trusted only when tokenizer and text match") {
+  sf::test::TempDir dir("cache");
+  std::string text = sample_text(30);
+  write_bytes(dir / "c.txt", text);
+  auto cache = dir / "c.txt.tokens.bin";
+  CharTokenizer tok = CharTokenizer::build(text);
+
+  CachedTokens first = encode_with_cache(text, tok, cache);
+  CHECK_FALSE(first.from_cache);
+  CHECK(contains(first.note, "(no cache yet)"));
+  CHECK(std::filesystem::file_size(cache) == 64 + 4 * text.size());
+  CachedTokens second = encode_with_cache(text, tok, cache);
+  CHECK(second.from_cache);
+  CHECK(second.ids == first.ids);
+
+  // Another tokenizer, then another text: rebuilt each time.
+  std::string edited = text;
+  edited[5] = 'X';
+  CharTokenizer tok2 = CharTokenizer::build(edited);
+  CachedTokens stale = encode_with_cache(edited, tok2, cache);
+  CHECK_FALSE(stale.from_cache);
+  CHECK(contains(stale.note, "different tokenizer"));  // tok2's fingerprint differs first
+  CachedTokens changed = encode_with_cache(text, tok2, cache);
+  CHECK_FALSE(changed.from_cache);
+  CHECK(contains(changed.note, "the text has changed"));
+
+  // A truncated or corrupted file is not trusted.
+  encode_with_cache(text, tok, cache);
+  std::filesystem::resize_file(cache, 64 + 10);
+  CachedTokens trunc = encode_with_cache(text, tok, cache);
+  CHECK_FALSE(trunc.from_cache);
+  CHECK(contains(trunc.note, "truncated"));
+  CHECK(trunc.ids == first.ids);
+  {
+    std::fstream f(cache, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(64);
+    const char big[4] = {'\x7f', '\x7f', '\x7f', '\x7f'};  // an id far outside the vocabulary
+    f.write(big, 4);
+  }
+  CachedTokens corrupt = encode_with_cache(text, tok, cache);
+  CHECK_FALSE(corrupt.from_cache);
+  CHECK(contains(corrupt.note, "id out of range at 0"));
+  write_bytes(cache, "garbage that is long enough to hold a header but has the wrong magic....");
+  CHECK(contains(encode_with_cache(text, tok, cache).note, "bad magic"));
+  CHECK(encode_with_cache(text, tok, cache).from_cache);
+  // Only the text and its cache: no temp files.
+  CHECK(sf::test::count_files(dir.path) == 2);
+}
+
+TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") {
+  sf::test::TempDir dir("badtext");
+  TokenizerConfig tc;
+  auto load = [&](const std::filesystem::path& p, int64_t block = 8, double val = 0.1) {
+    return load_text_dataset({p, val, block, true}, tc);
+  };
+  std::string missing = (dir / "missing.txt").string();
+  CHECK(error_of<DataError>([&] { load(dir / "missing.txt"); }) ==
+        missing + ": no such file or folder (data.path)");
+  write_bytes(dir / "empty.txt", "");
+  CHECK(error_of<DataError>([&] { load(dir / "empty.txt"); }) == (dir / "empty.txt").string() + ": file is empty");
+  write_bytes(dir / "short.txt", "hello");
+  CHECK(error_of<DataError>([&] { load(dir / "short.txt", 8); }) ==
+        (dir / "short.txt").string() +
+            ": 5 tokens, shorter than block_size + 1 = 9 needed for one window (use more text or a "
+            "smaller data.block_size)");
+  write_bytes(dir / "mid.txt", std::string(40, 'a'));
+  CHECK(contains(error_of<DataError>([&] { load(dir / "mid.txt", 8, 0.1); }),
+                 "40 tokens split into 36 train + 4 val, but each split needs at least block_size + 1 = 9"));
+  write_bytes(dir / "model.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  CHECK(contains(error_of<DataError>([&] { load(dir / "model.bin"); }), "model.bin: looks binary (NUL byte at offset 7)"));
+  CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 8, 1.0); }) == "data.val_fraction: must be in [0, 1), got 1.000000");
+  CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 0); }) == "data.block_size: must be >= 1, got 0");
+  tc.type = "words";
+  CHECK(contains(error_of<ConfigError>([&] { load(dir / "mid.txt"); }), "data.tokenizer: \"words\" is not a tokenizer"));
+  tc.type = "char";
+  std::filesystem::create_directories(dir / "empty_folder");
+  CHECK(contains(error_of<DataError>([&] { load(dir / "empty_folder"); }), "empty_folder: folder has no .txt files (data.path)"));
+  // A checkpoint's tokenizer that lacks a character of this text: names the file and the char.
+  auto ckpt_tok = std::make_shared<CharTokenizer>(CharTokenizer::build("abc"));
+  write_bytes(dir / "new.txt", "abcabcabcabcabcabcabcabcz");
+  CHECK(contains(error_of<DataError>([&] { load_text_dataset({dir / "new.txt", 0.0, 8, false}, tc, ckpt_tok); }),
+                 "new.txt: char tokenizer: character 'z' (U+007A) at position 24 is not in the vocabulary"));
+  // Nothing half-written: no cache files and no temp files for the failed loads.
+  for (auto& e : std::filesystem::directory_iterator(dir.path))
+    CHECK_FALSE(contains(e.path().filename().string(), ".tmp."));
+}
+
+TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
+  auto tokens = std::make_shared<const std::vector<int32_t>>([] {
+    std::vector<int32_t> v(500);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
+    return v;
+  }());
+  RandomWindows a(tokens, 16, 4, 42), b(tokens, 16, 4, 42), c(tokens, 16, 4, 43);
+  LmBatch x = a.next(), y = b.next(), z = c.next();
+  CHECK(x.inputs.shape == std::vector<int64_t>{4, 16});
+  CHECK(x.inputs.data == y.inputs.data);
+  CHECK(x.inputs.data != z.inputs.data);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t t = 0; t < 16; ++t) {
+      CHECK(x.targets[r * 16 + t] == x.inputs[r * 16 + t] + 1);  // ids equal positions here
+      if (t > 0) CHECK(x.inputs[r * 16 + t] == x.inputs[r * 16 + t - 1] + 1);
+    }
+  // Save after 3 batches, continue, and compare with a fresh sampler restored from the state.
+  a.next();
+  a.next();
+  nlohmann::json state = nlohmann::json::parse(a.get_state().dump());  // through text, as in a checkpoint
+  std::vector<int32_t> expected;
+  for (int i = 0; i < 5; ++i) { auto bt = a.next().inputs.data; expected.insert(expected.end(), bt.begin(), bt.end()); }
+  RandomWindows resumed(tokens, 16, 4, 999);
+  resumed.set_state(state);
+  CHECK(resumed.batches_drawn() == 3);
+  std::vector<int32_t> got;
+  for (int i = 0; i < 5; ++i) { auto bt = resumed.next().inputs.data; got.insert(got.end(), bt.begin(), bt.end()); }
+  CHECK(got == expected);
+  // A state from other data is refused.
+  RandomWindows other(std::make_shared<const std::vector<int32_t>>(300, 0), 16, 4, 42);
+  CHECK(contains(error_of<DataError>([&] { other.set_state(state); }),
+                 "data state in checkpoint: saved for 500 tokens, the data now has 300"));
+  CHECK(contains(error_of<DataError>([&] { RandomWindows(std::make_shared<const std::vector<int32_t>>(10, 0), 16, 4, 1); }),
+                 "train split: 10 tokens, but one window needs block_size + 1 = 17"));
+}
+
+TEST_CASE("sequential windows: each target once, in order; the tail is reported") {
+  std::vector<int32_t> v(103);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
+  SequentialWindows sw(std::make_shared<const std::vector<int32_t>>(v), 10, 4);
+  CHECK(sw.num_windows() == 10);        // (103 - 1) / 10
+  CHECK(sw.num_batches() == 3);         // 4 + 4 + 2 rows
+  CHECK(sw.dropped_targets() == 2);     // targets 101 and 102
+  std::vector<int32_t> targets;
+  for (int64_t i = 0; i < sw.num_batches(); ++i) {
+    LmBatch b = sw.batch(i);
+    CHECK(b.inputs.shape[0] == (i < 2 ? 4 : 2));
+    targets.insert(targets.end(), b.targets.data.begin(), b.targets.data.end());
+  }
+  REQUIRE(targets.size() == 100);
+  for (int32_t k = 0; k < 100; ++k) CHECK(targets[static_cast<size_t>(k)] == k + 1);
+  CHECK(sw.batch(0).inputs.data == SequentialWindows(std::make_shared<const std::vector<int32_t>>(v), 10, 4).batch(0).inputs.data);
+}
