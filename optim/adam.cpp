@@ -1,0 +1,66 @@
+// adam.cpp: the fused Adam / AdamW update.
+#include "optim/adam.h"
+
+#include <cmath>
+
+namespace sf {
+
+Adam::Adam(NamedParameters params, const AdamOptions& options) : Adam(std::move(params), options, false) {}
+
+Adam::Adam(NamedParameters params, const AdamOptions& options, bool decoupled)
+    : Optimizer(std::move(params), options.lr), options_(options), decoupled_(decoupled) {
+  const std::string who = decoupled ? "adamw" : "adam";
+  auto in_unit = [](double b) { return std::isfinite(b) && b >= 0 && b < 1; };
+  if (!in_unit(options.beta1))
+    throw ConfigError(who + ": beta1 must be in [0, 1), got " + std::to_string(options.beta1));
+  if (!in_unit(options.beta2))
+    throw ConfigError(who + ": beta2 must be in [0, 1), got " + std::to_string(options.beta2));
+  if (!std::isfinite(options.eps) || options.eps < 0)
+    throw ConfigError(who + ": eps must be >= 0, got " + std::to_string(options.eps));
+  if (!std::isfinite(options.weight_decay) || options.weight_decay < 0)
+    throw ConfigError(who + ": weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
+  for (size_t i = 0; i < params_.size(); ++i)
+    decay_[i] = !decoupled || options.decay_rule.applies(params_[i].first, params_[i].second);
+  add_buffers({"exp_avg", "exp_avg_sq"});
+}
+
+void Adam::update(const std::vector<Run>& runs) {
+  const float beta1 = static_cast<float>(options_.beta1), beta2 = static_cast<float>(options_.beta2);
+  const float one_minus_beta1 = static_cast<float>(1 - options_.beta1);
+  const float one_minus_beta2 = static_cast<float>(1 - options_.beta2);
+  const float eps = static_cast<float>(options_.eps);
+  for (const Run& r : runs) {
+    // Scalars in double, like torch's Python floats, then rounded once to float.
+    const double t = static_cast<double>(r.step);
+    const float step_size = static_cast<float>(lr_ / (1 - std::pow(options_.beta1, t)));
+    const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, t)));
+    const float l2 = (!decoupled_ && r.decay) ? static_cast<float>(options_.weight_decay) : 0.0f;
+    const float shrink = (decoupled_ && r.decay) ? static_cast<float>(1 - lr_ * options_.weight_decay) : 1.0f;
+    float* __restrict p = r.p;
+    const float* __restrict g = r.g;
+    float* __restrict m = r.buf[0];
+    float* __restrict v = r.buf[1];
+    // Written as torch's CPU kernels compute them (add with alpha and addcmul are one fused
+    // multiply-add there), so the results agree to the last bit in most elements.
+    for (int64_t i = 0; i < r.n; ++i) {
+      const float pi = p[i] * shrink;                                // AdamW decay (shrink 1: none)
+      const float gi = l2 != 0 ? std::fma(l2, pi, g[i]) : g[i];        // Adam's L2 term
+      const float mi = std::fma(one_minus_beta1, gi, beta1 * m[i]);
+      const float vi = std::fma(one_minus_beta2 * gi, gi, beta2 * v[i]);
+      const float denom = std::sqrt(vi) / bias_correction2_sqrt + eps;
+      m[i] = mi;
+      v[i] = vi;
+      p[i] = pi + (-step_size * mi) / denom;
+    }
+  }
+}
+
+nlohmann::json Adam::hyperparameters() const {
+  return {{"lr", lr_},
+          {"beta1", options_.beta1},
+          {"beta2", options_.beta2},
+          {"eps", options_.eps},
+          {"weight_decay", options_.weight_decay}};
+}
+
+}  // namespace sf

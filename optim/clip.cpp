@@ -1,0 +1,62 @@
+// clip.cpp: global-norm and value clipping, one loop per gradient.
+#include "optim/clip.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sf {
+
+double grad_norm(const NamedParameters& params) {
+  double sum_sq = 0;
+  for (const auto& [name, p] : params) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    dispatch(g.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = g.data<T>();
+      double s = 0;
+      for (int64_t i = 0, n = g.numel(); i < n; ++i) s += static_cast<double>(x[i]) * x[i];
+      sum_sq += s;
+    });
+  }
+  return std::sqrt(sum_sq);
+}
+
+double clip_grad_norm(const NamedParameters& params, double max_norm) {
+  if (!(max_norm > 0) || !std::isfinite(max_norm))
+    throw ConfigError("clip_grad_norm: max_norm must be a finite number > 0, got " +
+                      std::to_string(max_norm));
+  const double norm = grad_norm(params);
+  // The coefficient in float32 like torch's (its norm is a float32 tensor).
+  const float coef = static_cast<float>(max_norm) / (static_cast<float>(norm) + 1e-6f);
+  if (coef >= 1) return norm;  // torch multiplies by the clamped 1.0: a no-op
+  for (const auto& [name, p] : params) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    dispatch(g.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* x = g.data<T>();
+      const T c = static_cast<T>(coef);
+      for (int64_t i = 0, n = g.numel(); i < n; ++i) x[i] *= c;
+    });
+  }
+  return norm;
+}
+
+void clip_grad_value(const NamedParameters& params, double clip_value) {
+  if (!(clip_value > 0) || !std::isfinite(clip_value))
+    throw ConfigError("clip_grad_value: clip_value must be a finite number > 0, got " +
+                      std::to_string(clip_value));
+  for (const auto& [name, p] : params) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    dispatch(g.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      T* x = g.data<T>();
+      const T hi = static_cast<T>(clip_value), lo = -hi;
+      for (int64_t i = 0, n = g.numel(); i < n; ++i) x[i] = std::clamp(x[i], lo, hi);
+    });
+  }
+}
+
+}  // namespace sf
