@@ -36,6 +36,29 @@ static std::string shapes_of(const std::vector<Tensor>& inputs) {
   return s;
 }
 
+// ---- releasing ----
+
+Node::~Node() {
+  // Take over every parent node that only this graph keeps alive, then free them one by one,
+  // each with its inputs already moved out, so no destructor recurses more than one level.
+  std::vector<std::shared_ptr<Node>> pending;
+  auto take_parents = [&pending](Node& node) {
+    node.backward = nullptr;  // the closure's copies of the inputs go first
+    for (Tensor& t : node.inputs) {
+      if (!t.defined() || t.impl_ptr().use_count() != 1) continue;
+      std::shared_ptr<Node>& parent = t.impl()->grad_fn;
+      if (parent && parent.use_count() == 1) pending.push_back(std::move(parent));
+    }
+    node.inputs.clear();
+  };
+  take_parents(*this);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> node = std::move(pending.back());
+    pending.pop_back();
+    take_parents(*node);
+  }
+}
+
 // ---- recording ----
 
 Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward) {

@@ -18,6 +18,9 @@ struct Node {
   std::vector<Tensor> inputs;  // the parents in the graph
   BackwardFn backward;         // null once the graph is freed
   bool freed = false;
+  // Releases the graph below iteratively: a chain of 100k+ ops (say, a running loss summed over
+  // steps without detach()) would otherwise overflow the stack in nested destructors.
+  ~Node();
 };
 
 // Finishes an op: checks the output in anomaly mode and, if grad mode is on and any input

@@ -1,6 +1,7 @@
 // int_tensor.h: a small integer tensor for token ids and targets, (B, T) and friends.
 // Token ids never need gradients, so they live outside the float Tensor.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

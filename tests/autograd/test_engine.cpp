@@ -225,3 +225,18 @@ TEST_CASE("dropout: survivors scaled by 1/(1-p), the gradient uses the same mask
   CHECK(dropout(x, 0.25, false, gen2).same(x));
   CHECK(dropout(x, 0.0, true, gen2).same(x));
 }
+
+TEST_CASE("a very deep graph is released and differentiated without recursion") {
+  // 200k chained ops: recursive destructors or a recursive topological sort would overflow
+  // the stack here (it crashed at 200k before Node got its iterative destructor).
+  const int n = 200000;
+  Tensor x = Tensor::ones({1}, DType::f64).requires_grad_();
+  {
+    Tensor total = Tensor::zeros({1}, DType::f64);
+    for (int i = 0; i < n; ++i) total = total + x;
+  }  // dropped without backward
+  Tensor total = Tensor::zeros({1}, DType::f64);
+  for (int i = 0; i < n; ++i) total = total + x;
+  sum(total).backward();
+  CHECK(x.grad().item() == n);
+}
