@@ -279,3 +279,22 @@ TEST_CASE("safetensors malformed: overlapping, gapped, or not covering the data"
                       R"("b":{"dtype":"F32","shape":[6],"data_offsets":[0,24]}})";
   CHECK(load_error(image(zeros, kData24)) == "");
 }
+
+TEST_CASE("safetensors: a file from the Python writer loads, and our writer reproduces its bytes") {
+  // tests/reference/nn/python_written.safetensors comes from tools/safetensors_io.py (used by the
+  // nanoGPT converter), written by tests/reference/gen_nn_ref.py.
+  std::string path = std::string(SF_SOURCE_DIR) + "/tests/reference/nn/python_written.safetensors";
+  Metadata meta;
+  NamedTensors t = load_safetensors(path, &meta);
+  REQUIRE(t.size() == 3);
+  CHECK(meta.at("format") == "pt");
+  CHECK(t[0].first == "b");  // float64 first, as the reference ordering puts it
+  CHECK(t[0].second.to_vector() == std::vector<double>{-1.5, 2.25});
+  CHECK(t[1].first == "a");
+  CHECK(t[1].second.shape() == Shape{2, 3});
+  CHECK(t[1].second.at({1, 2}) == static_cast<double>(5.0f / 7.0f));
+  CHECK(t[2].second.shape() == Shape{0, 3});
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(safetensors_bytes(t, meta) == bytes);
+}
