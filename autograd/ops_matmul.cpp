@@ -30,6 +30,15 @@ static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double
               static_cast<int>(N));
 }
 
+// True when two batch shapes broadcast (NumPy rules, right-aligned).
+static bool broadcastable(const Shape& a, const Shape& b) {
+  for (size_t k = 0; k < std::min(a.size(), b.size()); ++k) {
+    int64_t x = a[a.size() - 1 - k], y = b[b.size() - 1 - k];
+    if (x != y && x != 1 && y != 1) return false;
+  }
+  return true;
+}
+
 // A copy of t rounded to the autocast grid, or t itself in fp32.
 static Tensor lowp_input(const Tensor& t) {
   if (autocast_precision() == Precision::fp32 || t.dtype() != DType::f32) return t;
@@ -48,6 +57,9 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
                      " @ " + shape_str(b.shape()) + (tb ? "^T" : "") + " (" + std::to_string(K) +
                      " vs " + std::to_string(Kb) + ")");
   Shape batch_a(a.shape().begin(), a.shape().end() - 2), batch_b(b.shape().begin(), b.shape().end() - 2);
+  if (!broadcastable(batch_a, batch_b))
+    throw ShapeError("matmul: batch dimensions of " + shape_str(a.shape()) + " and " +
+                     shape_str(b.shape()) + " cannot be broadcast together");
   Shape batch = broadcast_shapes(batch_a, batch_b, "matmul");
   Shape out_shape = batch;
   out_shape.push_back(M);

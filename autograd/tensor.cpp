@@ -79,6 +79,7 @@ double Generator::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 int64_t Generator::randint(int64_t n) {
+  if (n <= 0) throw Error("Generator::randint: n must be positive, got " + std::to_string(n));
   return static_cast<int64_t>(uniform() * static_cast<double>(n)) % n;
 }
 void Generator::set_state(const std::vector<uint64_t>& s) {

@@ -20,7 +20,7 @@ TEST_CASE("shape mismatch names the op and both shapes") {
   CHECK_THROWS_WITH_AS(matmul(t({3}), t({3, 2})),
                        "matmul: both operands need at least 2 dimensions, got (3) and (3, 2)", ShapeError);
   CHECK_THROWS_WITH_AS(matmul(t({2, 2, 3}), t({3, 3, 4})),
-                       "matmul: shapes (2) and (3) cannot be broadcast together", ShapeError);
+                       "matmul: batch dimensions of (2, 2, 3) and (3, 3, 4) cannot be broadcast together", ShapeError);
   CHECK_THROWS_WITH_AS(linear(t({4, 3}), t({5, 2})),
                        "linear: input (4, 3) does not fit weight (5, 2) (expected (..., in) and (out, in))", ShapeError);
   CHECK_THROWS_WITH_AS(linear(t({4, 3}), t({5, 3}), t({4})), "linear: bias (4) does not fit weight (5, 3)", ShapeError);
@@ -117,6 +117,7 @@ TEST_CASE("other documented errors") {
   CHECK_THROWS_WITH_AS(Tensor().shape(), "use of an undefined Tensor", Error);
   Generator gen(1);
   CHECK_THROWS_WITH_AS(dropout(t({2}), 1.0, true, gen), "dropout: probability must be in [0, 1), got 1.000000", ShapeError);
+  CHECK_THROWS_WITH_AS(gen.randint(0), "Generator::randint: n must be positive, got 0", Error);
   CHECK_THROWS_WITH_AS(gen.set_state({1, 2}), "Generator::set_state: expected 4 words, got 2", Error);
   Tensor x = t({2});
   CHECK_THROWS_WITH_AS(x.set_grad(t({3})), "set_grad: gradient (3) float32 does not match tensor (2) float32", ShapeError);
