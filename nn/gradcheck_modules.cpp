@@ -1,0 +1,256 @@
+// gradcheck_modules.cpp: the registry of module and model gradient checks.
+//
+// Each case builds its module, converts it to float64 with Module::to, and hands gradcheck the
+// module's inputs followed by every parameter, so the check covers d out / d x and d out / d W.
+// Whole models are reduced to one number sum(logits * R) with a fixed random R: one backward
+// then checks every parameter's gradient against central differences.
+//
+// Legend: B batch, T time, S keys/memory, C channels, H heads, D head size, V vocab.
+#include "nn/gradcheck_modules.h"
+
+#include <memory>
+
+#include "nn/attention.h"
+#include "nn/blocks.h"
+#include "nn/gpt.h"
+#include "nn/layers.h"
+#include "nn/transformer.h"
+
+namespace sf {
+namespace {
+
+using Inputs = std::vector<Tensor>;
+
+Tensor input(const Shape& shape, uint64_t seed) {  // float64 in [-1, 1), requires grad
+  Generator gen(seed);
+  return Tensor::rand(shape, gen, -1.0, 1.0, DType::f64).requires_grad_();
+}
+
+Tensor constant(const Shape& shape, uint64_t seed) {  // float64 in [-1, 1), no grad
+  Generator gen(seed);
+  return Tensor::rand(shape, gen, -1.0, 1.0, DType::f64);
+}
+
+// gradcheck over `inputs` followed by all of m's parameters (m converted to float64 first).
+template <class F>
+GradcheckResult check(Module& m, Inputs inputs, F f) {
+  m.to(DType::f64);
+  const size_t n_inputs = inputs.size();
+  for (const Tensor& p : m.parameters()) inputs.push_back(p);
+  return gradcheck([&](const Inputs& in) { return f(Inputs(in.begin(), in.begin() + static_cast<long>(n_inputs))); },
+                   inputs);
+}
+
+// Key padding (B, S) with the last `pad` positions of batch element 1 padded.
+Tensor padding(int64_t B, int64_t S, int64_t pad) {
+  std::vector<double> m(static_cast<size_t>(B * S), 0.0);
+  for (int64_t s = S - pad; s < S; ++s) m[static_cast<size_t>(1 * S + s)] = 1.0;
+  return Tensor::from_vector(m, {B, S}, DType::f64);
+}
+
+IntTensor ids(int64_t B, int64_t T, int64_t V, uint64_t seed) {
+  Generator gen(seed);
+  IntTensor t({B, T}, std::vector<int32_t>(static_cast<size_t>(B * T)));
+  for (int64_t i = 0; i < B * T; ++i) t[i] = static_cast<int32_t>(gen.randint(V));
+  return t;
+}
+
+GPTConfig tiny_gpt(const std::string& pos, const std::string& norm) {
+  GPTConfig c;
+  c.vocab_size = 11;
+  c.block_size = 8;
+  c.n_layer = 2;
+  c.n_head = 2;
+  c.n_embd = 8;
+  c.d_ff = 16;
+  c.pos_encoding = pos;
+  c.norm = norm;
+  c.seed = 7;
+  return c;
+}
+
+TransformerConfig tiny_transformer(const std::string& pos, const std::string& norm) {
+  TransformerConfig c;
+  c.src_vocab_size = 9;
+  c.tgt_vocab_size = 10;
+  c.max_len = 8;
+  c.n_encoder_layers = 2;
+  c.n_decoder_layers = 2;
+  c.n_head = 2;
+  c.d_model = 8;
+  c.d_ff = 8;
+  c.dropout = 0.0;
+  c.pos_encoding = pos;
+  c.norm = norm;
+  c.seed = 7;
+  return c;
+}
+
+AttentionConfig attn_config(PosEncoding pos = PosEncoding::none, bool cross = false) {
+  AttentionConfig a;
+  a.d_model = 8;
+  a.n_head = 2;
+  a.pos = pos;
+  a.cross = cross;
+  return a;
+}
+
+BlockConfig block_config(bool pre_ln) {
+  BlockConfig b;
+  b.d_model = 8;
+  b.n_head = 2;
+  b.d_ff = 12;
+  b.pre_ln = pre_ln;
+  return b;
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> module_gradcheck_cases() {
+  std::vector<GradcheckCase> cases;
+  auto add = [&](const std::string& group, const std::string& name, std::function<GradcheckResult()> run) {
+    cases.push_back({group, name, std::move(run)});
+  };
+
+  // ---- layers ----
+  for (bool bias : {true, false})
+    add("nn.layers", bias ? "Linear" : "Linear no bias", [bias] {
+      Linear m(5, 3, bias);
+      return check(m, {input({2, 4, 5}, 1)}, [&](const Inputs& x) { return m.forward(x[0]); });
+    });
+  add("nn.layers", "Embedding (repeated ids)", [] {
+    Embedding m(6, 4);
+    IntTensor idx({2, 3}, {1, 5, 1, 0, 1, 5});
+    return check(m, {}, [&](const Inputs&) { return m.forward(idx); });
+  });
+  for (bool bias : {true, false})
+    add("nn.layers", bias ? "LayerNorm" : "LayerNorm no bias", [bias] {
+      LayerNorm m(6, 1e-5, bias);
+      Generator gen(3);  // non-trivial gain and bias
+      m.to(DType::f64);
+      for (const Tensor& p : m.parameters()) {
+        double* w = const_cast<Tensor&>(p).data<double>();
+        for (int64_t i = 0; i < p.numel(); ++i) w[i] += 0.5 * (gen.uniform() - 0.5);
+      }
+      return check(m, {input({2, 3, 6}, 2)}, [&](const Inputs& x) { return m.forward(x[0]); });
+    });
+  for (Activation act : {Activation::gelu, Activation::gelu_tanh, Activation::relu})
+    add("nn.layers", std::string("FeedForward ") + activation_name(act), [act] {
+      FeedForward m(4, 10, act);
+      return check(m, {input({2, 3, 4}, 4)}, [&](const Inputs& x) { return m.forward(x[0]); });
+    });
+
+  // ---- attention pieces ----
+  add("nn.attention", "split_heads chunk 1 of 3", [] {
+    return gradcheck([](const Inputs& x) { return split_heads(x[0], 3, 1, 2); }, {input({2, 3, 12}, 5)});
+  });
+  add("nn.attention", "merge_heads", [] {
+    return gradcheck([](const Inputs& x) { return merge_heads(x[0]); }, {input({2, 2, 3, 4}, 6)});
+  });
+  add("nn.attention", "rope with offset", [] {
+    return gradcheck([](const Inputs& x) { return rope(x[0], 3); }, {input({2, 2, 3, 4}, 7)});
+  });
+  add("nn.attention", "attention_weights composed, causal + padding + alibi bias", [] {
+    AttnMask mask;
+    mask.causal = true;
+    mask.key_padding = padding(2, 4, 2);
+    Tensor bias = alibi_bias(alibi_slopes(2), 4, 4, DType::f64);
+    return gradcheck([&](const Inputs& x) { return attention_weights(x[0], x[1], mask, bias); },
+                     {input({2, 2, 4, 4}, 8), input({2, 2, 4, 4}, 9)});
+  });
+
+  // ---- MultiHeadAttention, one case per mask and positional encoding ----
+  struct SelfCase {
+    std::string name;
+    PosEncoding pos;
+    bool causal;
+    int64_t window;
+    int64_t pad;  // padded keys in batch element 1
+  };
+  for (const SelfCase& c : std::vector<SelfCase>{{"no mask", PosEncoding::none, false, 0, 0},
+                                                  {"causal", PosEncoding::none, true, 0, 0},
+                                                  {"key padding", PosEncoding::none, false, 0, 2},
+                                                  {"fully padded row", PosEncoding::none, false, 0, 5},
+                                                  {"sliding window 2", PosEncoding::none, true, 2, 0},
+                                                  {"causal rope", PosEncoding::rope, true, 0, 0},
+                                                  {"causal alibi", PosEncoding::alibi, true, 0, 0},
+                                                  {"alibi + padding", PosEncoding::alibi, false, 0, 1}})
+    add("nn.attention", "self-attention " + c.name, [c] {
+      MultiHeadAttention m(attn_config(c.pos));
+      AttnMask mask;
+      mask.causal = c.causal;
+      mask.window = c.window;
+      if (c.pad > 0) mask.key_padding = padding(2, 5, c.pad);
+      return check(m, {input({2, 5, 8}, 10)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
+    });
+  add("nn.attention", "cross-attention with padded memory", [] {
+    MultiHeadAttention m(attn_config(PosEncoding::none, true));
+    Tensor pad = padding(2, 4, 2);
+    return check(m, {input({2, 3, 8}, 11), input({2, 4, 8}, 12)},
+                 [&](const Inputs& x) { return m.forward_cross(x[0], x[1], pad); });
+  });
+
+  // ---- blocks ----
+  for (bool pre : {true, false}) {
+    std::string norm = pre ? "Pre-LN" : "Post-LN";
+    add("nn.blocks", "EncoderBlock " + norm + " with key padding", [pre] {
+      EncoderBlock m(block_config(pre));
+      AttnMask mask;
+      mask.key_padding = padding(2, 4, 1);
+      return check(m, {input({2, 4, 8}, 13)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
+    });
+    add("nn.blocks", "DecoderBlock " + norm + " with padded memory", [pre] {
+      DecoderBlock m(block_config(pre));
+      Tensor pad = padding(2, 5, 2);
+      return check(m, {input({2, 3, 8}, 14), input({2, 5, 8}, 15)},
+                   [&](const Inputs& x) { return m.forward(x[0], x[1], Tensor(), pad); });
+    });
+  }
+
+  // ---- whole models ----
+  // Every positional encoding with Pre-LN, two of them with Post-LN (keeps the suite fast).
+  const std::vector<std::pair<std::string, std::string>> gpt_variants = {
+      {"pre", "learned"}, {"pre", "sinusoidal"}, {"pre", "rope"}, {"pre", "alibi"},
+      {"pre", "none"},    {"post", "learned"},   {"post", "rope"}};
+  for (const auto& [norm, pos] : gpt_variants)
+    add("nn.gpt", "GPT " + norm + "-LN " + pos, [norm = norm, pos = pos] {
+      auto m = std::make_unique<GPT>(tiny_gpt(pos, norm));
+      IntTensor idx = ids(2, 4, 11, 16);
+      Tensor r = constant({2, 4, 11}, 17);
+      return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); });
+    });
+  add("nn.gpt", "GPT untied, no bias, window 2, gelu_tanh", [] {
+    GPTConfig c = tiny_gpt("learned", "pre");
+    c.tied_head = false;
+    c.bias = false;
+    c.window = 2;
+    c.activation = "gelu_tanh";
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 18);
+    Tensor r = constant({2, 4, 11}, 19);
+    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); });
+  });
+  const std::vector<std::pair<std::string, std::string>> transformer_variants = {
+      {"pre", "sinusoidal"}, {"pre", "learned"}, {"pre", "rope"}, {"pre", "alibi"}, {"post", "sinusoidal"}};
+  for (const auto& [norm, pos] : transformer_variants)
+    add("nn.transformer", "Transformer " + norm + "-LN " + pos + " with src/tgt padding", [norm = norm, pos = pos] {
+      auto m = std::make_unique<Transformer>(tiny_transformer(pos, norm));
+      IntTensor src = ids(2, 4, 9, 20), tgt = ids(2, 4, 10, 21);
+      Tensor src_pad = padding(2, 4, 2), tgt_pad = padding(2, 4, 1);
+      Tensor r = constant({2, 4, 10}, 22);
+      return check(*m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt, src_pad, tgt_pad) * r); });
+    });
+  add("nn.transformer", "Transformer shared embeddings, tied head", [] {
+    TransformerConfig c = tiny_transformer("sinusoidal", "pre");
+    c.tgt_vocab_size = c.src_vocab_size;
+    c.shared_embeddings = true;
+    c.tied_head = true;
+    auto m = std::make_unique<Transformer>(c);
+    IntTensor src = ids(2, 4, 9, 23), tgt = ids(2, 4, 9, 24);
+    Tensor r = constant({2, 4, 9}, 25);
+    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt) * r); });
+  });
+  return cases;
+}
+
+}  // namespace sf
