@@ -21,7 +21,8 @@ training, start nanoGPT from these weights with a fresh optimizer). The mask buf
 when the running torch lacks scaled_dot_product_attention, so nanoGPT's strict load_state_dict
 accepts the file under this torch; --attn-bias-buffer yes/no forces the choice.
 
-Requires torch (Debian's python3-torch) and numpy.
+Requires torch (Debian's python3-torch) and numpy. A ckpt.pt is a pickle: convert only files you
+trust (the safetensors side is plain data and safe to read from anywhere).
 """
 import argparse
 import json
@@ -68,6 +69,8 @@ def gpt_config(a, tied):
 
 
 def to_safetensors(ckpt_path, out_dir):
+    # torch.load unpickles, which can run code from the file: convert only checkpoints you trust
+    # (torch 1.13's weights_only=True cannot read nanoGPT's checkpoints: it rejects floats).
     ckpt = torch.load(ckpt_path, map_location="cpu")
     if not isinstance(ckpt, dict) or "model" not in ckpt or "model_args" not in ckpt:
         raise ConvertError(f"{ckpt_path}: not a nanoGPT checkpoint (needs 'model' and 'model_args')")
