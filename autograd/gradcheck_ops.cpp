@@ -130,6 +130,10 @@ void reductions(Registry& r) {
             [keep, axis](const Inputs& x) { return max(x[0], axis, keep); });
   }
   r.add("reduce", "mean all", {{s}}, [](const Inputs& x) { return mean(x[0]); });
+  // reduced axes of size 1 (dropped without keepdim all the same)
+  r.add("reduce", "sum axes (0, 2) of (1,3,1)", {{{1, 3, 1}}}, [](const Inputs& x) { return sum(x[0], {0, 2}); });
+  r.add("reduce", "max axis 0 of (1,4)", {{{1, 4}}}, [](const Inputs& x) { return max(x[0], 0); });
+  r.add("reduce", "mean all of (1,1)", {{{1, 1}}}, [](const Inputs& x) { return mean(x[0]); });
   r.add("reduce", "sum_to (2,3,4) -> (3,1)", {{s}}, [](const Inputs& x) { return sum_to(x[0], {3, 1}); });
   r.add("reduce", "sum_to (2,3,4) -> (4)", {{s}}, [](const Inputs& x) { return sum_to(x[0], {4}); });
   r.add("reduce", "sum_to (2,3,4) -> (2,1,4)", {{s}}, [](const Inputs& x) { return sum_to(x[0], {2, 1, 4}); });

@@ -187,7 +187,8 @@ std::string to_dot(const Tensor& root) {
     os << "  t" << i << " [shape=box, style=filled, fillcolor=" << fill << ", label=\"" << label
        << "\"];\n";
     if (Node* node = t.grad_fn().get()) {
-      os << "  op" << i << " [shape=ellipse, label=\"" << node->op << "\"];\n";
+      os << "  op" << i << " [shape=ellipse, label=\"" << node->op
+         << (node->freed ? "\\n(freed by backward)" : "") << "\"];\n";
       os << "  op" << i << " -> t" << i << ";\n";
       for (const Tensor& input : node->inputs)
         if (input.defined()) os << "  t" << id.at(input.impl()) << " -> op" << i << ";\n";

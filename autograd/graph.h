@@ -56,7 +56,9 @@ bool all_finite(const Tensor& t);
 std::vector<Tensor> topological_order(const Tensor& root);
 
 // Graphviz DOT text of the graph that produced `root`: one box per tensor (name, shape),
-// one ellipse per op. Render with `dot -Tpng graph.dot -o graph.png`.
+// one ellipse per op. Render with `dot -Tpng graph.dot -o graph.png`. Call it before
+// backward(), which frees the graph (or pass retain_graph=true): afterwards only the last op
+// is left, marked "(freed by backward)".
 std::string to_dot(const Tensor& root);
 
 }  // namespace sf

@@ -23,10 +23,15 @@ static Shape keepdim_shape(const Shape& in, const std::vector<int64_t>& axes, co
   return out;
 }
 
-static Shape drop_ones(const Shape& keep, const Shape& in) {
+// The shape of `in` without the (already validated) reduced `axes`, for keepdim = false.
+// (Decided by axis, not by size: a reduced axis of size 1 is dropped too.)
+static Shape drop_axes(const Shape& in, const std::vector<int64_t>& axes) {
+  int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<bool> reduced(in.size(), false);
+  for (int64_t axis : axes) reduced[axis < 0 ? axis + rank : axis] = true;
   Shape out;
   for (size_t i = 0; i < in.size(); ++i)
-    if (!(keep[i] == 1 && in[i] != 1)) out.push_back(keep[i]);
+    if (!reduced[i]) out.push_back(in[i]);
   return out;
 }
 
@@ -104,7 +109,7 @@ Tensor expand(const Tensor& a, const Shape& shape) {
 Tensor sum(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim) {
   Shape keep = keepdim_shape(a.shape(), axes, "sum");
   Tensor out = reduce_sum(a, keep);
-  if (!keepdim) out = reshape(out, drop_ones(keep, a.shape()));
+  if (!keepdim) out = reshape(out, drop_axes(a.shape(), axes));
   return record(out, "sum", {a}, [a, keep](const Tensor& dout) {
     accumulate_grad(a, expand(reshape(dout, keep), a.shape()));
   });
@@ -156,7 +161,7 @@ Tensor max(const Tensor& a, int64_t axis, bool keepdim) {
         (*argmax)[o * inner + i] = (o * n + best) * inner + i;
       }
   });
-  if (!keepdim) out = reshape(out, drop_ones(keep, shape));
+  if (!keepdim) out = reshape(out, drop_axes(shape, {ax}));
   return record(out, "max", {a}, [a, argmax](const Tensor& dout) {
     Tensor da = Tensor::zeros(a.shape(), a.dtype());
     dispatch(a.dtype(), [&](auto tag) {

@@ -240,3 +240,31 @@ TEST_CASE("a very deep graph is released and differentiated without recursion") 
   sum(total).backward();
   CHECK(x.grad().item() == n);
 }
+
+TEST_CASE("reductions without keepdim drop every reduced axis, also those of size 1") {
+  Tensor x = Tensor::ones({1, 3, 1}, DType::f64).requires_grad_();
+  CHECK(sum(x).shape() == Shape{});
+  CHECK(sum(x, {0}).shape() == Shape{3, 1});
+  CHECK(sum(x, {0, 2}).shape() == Shape{3});
+  CHECK(sum(x, {-1}, true).shape() == Shape{1, 3, 1});
+  CHECK(mean(x).shape() == Shape{});
+  CHECK(mean(x, {2}).shape() == Shape{1, 3});
+  CHECK(max(x, 0).shape() == Shape{3, 1});
+  CHECK(max(x, 2, true).shape() == Shape{1, 3, 1});
+  CHECK(sum(Tensor::ones({1})).shape() == Shape{});
+  Tensor loss = sum(x * x);
+  loss.backward();
+  CHECK(loss.shape() == Shape{});
+  CHECK(x.grad().shape() == Shape{1, 3, 1});
+}
+
+TEST_CASE("DOT export after backward says the graph was freed") {
+  Tensor x = Tensor::ones({2}).requires_grad_();
+  Tensor loss = sum(exp(x));
+  std::string before = to_dot(loss);
+  CHECK(before.find("\"exp\"") != std::string::npos);
+  loss.backward();
+  std::string after = to_dot(loss);
+  CHECK(after.find("sum\\n(freed by backward)") != std::string::npos);
+  CHECK(after.find("exp") == std::string::npos);
+}
