@@ -1,0 +1,190 @@
+// seq2seq_tasks.cpp: generating copy / reverse / sort / addition examples.
+#include "data/seq2seq_tasks.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/errors.h"
+
+namespace sf::data {
+
+static constexpr int32_t kPlus = kFirstSymbol + 10;  // addition's '+'
+
+static int64_t numbers_with_digits(int64_t len) { return len == 1 ? 10 : 9 * int64_t(std::pow(10, len - 1)); }
+
+TaskKind check_seq2seq_config(const Seq2SeqConfig& c) {
+  TaskKind kind;
+  if (c.task == "copy") kind = TaskKind::copy;
+  else if (c.task == "reverse") kind = TaskKind::reverse;
+  else if (c.task == "sort") kind = TaskKind::sort;
+  else if (c.task == "addition") kind = TaskKind::addition;
+  else throw ConfigError("data.dataset: \"" + c.task + "\" is not a seq2seq task (copy, reverse, sort, addition)");
+  if (c.min_len < 1) throw ConfigError("data.task_min_len: must be >= 1, got " + std::to_string(c.min_len));
+  if (c.max_len < c.min_len)
+    throw ConfigError("data.task_max_len: must be >= data.task_min_len (" + std::to_string(c.min_len) +
+                      "), got " + std::to_string(c.max_len));
+  if (kind == TaskKind::addition && c.max_len > 17)
+    throw ConfigError("data.task_max_len: addition supports up to 17 digits, got " + std::to_string(c.max_len));
+  if (kind != TaskKind::addition && (c.num_symbols < 2 || c.num_symbols > 1000))
+    throw ConfigError("data.task_symbols: must be in [2, 1000], got " + std::to_string(c.num_symbols));
+  if (c.eval_size < 1) throw ConfigError("data.task_eval_size: must be >= 1, got " + std::to_string(c.eval_size));
+  // The held-out set must leave most examples for training.
+  double space = 0;
+  if (kind == TaskKind::addition) {
+    double per_number = 0;
+    for (int64_t L = c.min_len; L <= c.max_len; ++L) per_number += double(numbers_with_digits(L));
+    space = per_number * per_number;
+  } else {
+    for (int64_t L = c.min_len; L <= c.max_len && space < 1e18; ++L) space += std::pow(double(c.num_symbols), double(L));
+  }
+  if (space < 4.0 * double(c.eval_size))
+    throw ConfigError("data.task_eval_size: " + std::to_string(c.eval_size) + " held-out examples out of only " +
+                      std::to_string(int64_t(space)) + " possible inputs leaves too few to train on; "
+                      "lower data.task_eval_size or raise data.task_max_len");
+  return kind;
+}
+
+std::vector<int32_t> solve(TaskKind task, const std::vector<int32_t>& src) {
+  std::vector<int32_t> out = src;
+  switch (task) {
+    case TaskKind::copy: break;
+    case TaskKind::reverse: std::reverse(out.begin(), out.end()); break;
+    case TaskKind::sort: std::sort(out.begin(), out.end()); break;
+    case TaskKind::addition: {
+      // Schoolbook addition from the least significant digits.
+      auto plus = std::find(src.begin(), src.end(), kPlus);
+      std::vector<int32_t> a(src.begin(), plus), b(plus == src.end() ? plus : plus + 1, src.end());
+      out.clear();
+      int carry = 0;
+      for (size_t i = 0; i < std::max(a.size(), b.size()) || carry; ++i) {
+        int s = carry;
+        if (i < a.size()) s += a[a.size() - 1 - i] - kFirstSymbol;
+        if (i < b.size()) s += b[b.size() - 1 - i] - kFirstSymbol;
+        out.push_back(kFirstSymbol + s % 10);
+        carry = s / 10;
+      }
+      std::reverse(out.begin(), out.end());
+      break;
+    }
+  }
+  return out;
+}
+
+Seq2SeqTask::Seq2SeqTask(const Seq2SeqConfig& cfg, uint64_t seed)
+    : cfg_(cfg), kind_(check_seq2seq_config(cfg)), gen_(seed) {
+  Generator eval_gen(cfg.eval_seed);
+  while (static_cast<int64_t>(eval_.size()) < cfg.eval_size) {
+    Example e = sample(eval_gen);
+    if (eval_keys_.insert(key(e.src)).second) eval_.push_back(std::move(e));
+  }
+}
+
+std::string Seq2SeqTask::key(const std::vector<int32_t>& src) {
+  return std::string(reinterpret_cast<const char*>(src.data()), src.size() * sizeof(int32_t));
+}
+
+Example Seq2SeqTask::sample(Generator& gen) const {
+  auto length = [&] { return cfg_.min_len + gen.randint(cfg_.max_len - cfg_.min_len + 1); };
+  Example e;
+  if (kind_ == TaskKind::addition) {
+    for (int k = 0; k < 2; ++k) {
+      if (k == 1) e.src.push_back(kPlus);
+      int64_t len = length();
+      // a number with exactly `len` digits: no leading zero unless it is 0 itself
+      e.src.push_back(kFirstSymbol + static_cast<int32_t>(len == 1 ? gen.randint(10) : 1 + gen.randint(9)));
+      for (int64_t i = 1; i < len; ++i) e.src.push_back(kFirstSymbol + static_cast<int32_t>(gen.randint(10)));
+    }
+  } else {
+    int64_t len = length();
+    for (int64_t i = 0; i < len; ++i)
+      e.src.push_back(kFirstSymbol + static_cast<int32_t>(gen.randint(cfg_.num_symbols)));
+  }
+  e.tgt = solve(kind_, e.src);
+  return e;
+}
+
+Example Seq2SeqTask::next() {
+  Example e;
+  do e = sample(gen_);
+  while (eval_keys_.count(key(e.src)));  // never train on a held-out example
+  ++drawn_;
+  return e;
+}
+
+std::vector<Example> Seq2SeqTask::next_batch(int64_t batch_size) {
+  std::vector<Example> batch;
+  for (int64_t i = 0; i < batch_size; ++i) batch.push_back(next());
+  return batch;
+}
+
+int32_t Seq2SeqTask::vocab_size() const {
+  return kFirstSymbol + (kind_ == TaskKind::addition ? 11 : static_cast<int32_t>(cfg_.num_symbols));
+}
+
+std::string Seq2SeqTask::token_name(int32_t id) const {
+  if (id == kPad) return "<pad>";
+  if (id == kBos) return "<bos>";
+  if (id == kEos) return "<eos>";
+  std::string name;
+  int32_t s = id - kFirstSymbol;
+  if (id < 0 || id >= vocab_size()) {
+    name.append("<").append(std::to_string(id)).append("?>");
+  } else if (kind_ == TaskKind::addition) {
+    name.push_back(s == 10 ? '+' : char('0' + s));
+  } else if (s < 26) {
+    name.push_back(char('a' + s));
+  } else {
+    name.append("s").append(std::to_string(s));
+  }
+  return name;
+}
+
+std::string Seq2SeqTask::to_string(const std::vector<int32_t>& ids) const {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) out.push_back(' ');
+    out.append(token_name(ids[i]));
+  }
+  return out;
+}
+
+int64_t Seq2SeqTask::max_src_len() const {
+  return kind_ == TaskKind::addition ? 2 * cfg_.max_len + 1 : cfg_.max_len;
+}
+int64_t Seq2SeqTask::max_tgt_len() const {
+  return kind_ == TaskKind::addition ? cfg_.max_len + 1 : cfg_.max_len;
+}
+
+nlohmann::json Seq2SeqTask::get_state() const {
+  return {{"kind", "seq2seq"}, {"task", cfg_.task}, {"rng", gen_.state()}, {"examples", drawn_}};
+}
+
+void Seq2SeqTask::set_state(const nlohmann::json& s) {
+  if (!s.is_object() || s.value("kind", "") != "seq2seq" || s.value("task", "") != cfg_.task)
+    throw DataError("data state in checkpoint: not a state of the \"" + cfg_.task + "\" task");
+  try {
+    gen_.set_state(s.at("rng").get<std::vector<uint64_t>>());
+    drawn_ = s.at("examples").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(std::string("data state in checkpoint: malformed (") + e.what() + ")");
+  } catch (const Error& e) {
+    throw DataError(std::string("data state in checkpoint: ") + e.what());
+  }
+}
+
+double exact_match_accuracy(const std::vector<std::vector<int32_t>>& predictions,
+                            const std::vector<Example>& examples) {
+  if (predictions.size() != examples.size())
+    throw ShapeError("exact_match_accuracy: " + std::to_string(predictions.size()) + " predictions for " +
+                     std::to_string(examples.size()) + " examples");
+  if (examples.empty()) return 0.0;
+  int64_t correct = 0;
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const auto& p = predictions[i];
+    auto end = std::find(p.begin(), p.end(), kEos);
+    correct += std::equal(p.begin(), end, examples[i].tgt.begin(), examples[i].tgt.end());
+  }
+  return double(correct) / double(examples.size());
+}
+
+}  // namespace sf::data
