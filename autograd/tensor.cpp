@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
+#include <mutex>
+#include <unordered_map>
 #include <ostream>
 #include <sstream>
 
@@ -41,12 +43,71 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* op) {
 
 // ---- Storage ----
 
+// A small caching allocator: a training step allocates the same buffer sizes every time, so
+// freed buffers are kept by size and handed out again, which saves the page faults and zeroing
+// of fresh memory (like PyTorch's CPU caching). At most kCacheLimit bytes are held.
+namespace {
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kCacheLimit = 0;  // under ASan every buffer is really freed, so misuse is caught
+#else
+constexpr size_t kCacheLimit = size_t(1) << 30;
+#endif
+constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
+
+struct BufferCache {
+  std::mutex mutex;
+  std::unordered_map<size_t, std::vector<void*>> free;  // rounded size -> buffers
+  size_t held = 0;
+  ~BufferCache() {
+    for (auto& [size, list] : free)
+      for (void* p : list) std::free(p);
+  }
+};
+BufferCache& buffer_cache() {
+  static BufferCache cache;
+  return cache;
+}
+}  // namespace
+
+void empty_buffer_cache() {
+  BufferCache& cache = buffer_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  for (auto& [size, list] : cache.free)
+    for (void* p : list) std::free(p);
+  cache.free.clear();
+  cache.held = 0;
+}
+
 Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
-  size_t rounded = (nbytes + 63) / 64 * 64;
-  data_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  size_t rounded = nbytes <= 64 ? 64 : (nbytes + 63) / 64 * 64;
+  if (rounded >= kSmallest) {
+    BufferCache& cache = buffer_cache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.free.find(rounded);
+    if (it != cache.free.end() && !it->second.empty()) {
+      data_ = it->second.back();
+      it->second.pop_back();
+      cache.held -= rounded;
+      return;
+    }
+  }
+  data_ = std::aligned_alloc(64, rounded);
   if (!data_) throw std::bad_alloc();
 }
-Storage::~Storage() { std::free(data_); }
+
+Storage::~Storage() {
+  size_t rounded = nbytes_ <= 64 ? 64 : (nbytes_ + 63) / 64 * 64;
+  if (rounded >= kSmallest) {
+    BufferCache& cache = buffer_cache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (cache.held + rounded <= kCacheLimit) {
+      cache.free[rounded].push_back(data_);
+      cache.held += rounded;
+      return;
+    }
+  }
+  std::free(data_);
+}
 
 // ---- Generator: xoshiro256** seeded through splitmix64 ----
 
