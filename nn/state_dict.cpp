@@ -20,7 +20,7 @@ std::vector<ParamGroup> param_groups(const Module& module) {
   std::vector<ParamGroup> groups;
   for (const auto& [name, t] : module.named_parameters(/*remove_duplicate=*/false)) {
     auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const ParamGroup& g) { return g.tensor.same(t); });
+                           [&t = t](const ParamGroup& g) { return g.tensor.same(t); });
     if (it == groups.end())
       groups.push_back({t, {name}});
     else
