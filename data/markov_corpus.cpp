@@ -111,6 +111,7 @@ double MarkovSource::window_loss_floor(int64_t block_size) const {
 }
 
 std::vector<int32_t> MarkovSource::generate(int64_t n, Generator& gen) const {
+  if (n < 0) throw ConfigError("MarkovSource::generate: token count must be >= 0, got " + std::to_string(n));
   std::vector<int32_t> out;
   out.reserve(static_cast<size_t>(n) + 2);
   // first context from the stationary distribution

@@ -11,6 +11,7 @@
 #include "data/bpe_tokenizer.h"
 #include "data/char_tokenizer.h"
 #include "data/file_io.h"
+#include "data/utf8.h"
 #include "test_helpers.h"
 
 using namespace std::string_literals;
@@ -32,6 +33,24 @@ TEST_CASE("char tokenizer: one token per code point, exact round trip") {
   auto ids = tok.encode("\n !");
   CHECK(ids == std::vector<int32_t>{0, 1, 2});
   CHECK(tok.vocab_size() == static_cast<int32_t>(tok.chars().size()));
+}
+
+TEST_CASE("char tokenizer: round trip on random text over all planes") {
+  Generator gen(11);
+  std::vector<char32_t> cps;
+  for (int i = 0; i < 2000; ++i) {
+    char32_t c;
+    do c = static_cast<char32_t>(1 + gen.randint(0x10FFFF));
+    while (c >= 0xD800 && c <= 0xDFFF);  // surrogates are not characters
+    cps.push_back(c);
+  }
+  std::string text = utf8_encode(cps);
+  CharTokenizer tok = CharTokenizer::build(text);
+  auto ids = tok.encode(text);
+  CHECK(ids.size() == cps.size());
+  CHECK(tok.decode(ids) == text);
+  auto loaded = tokenizer_from_json(nlohmann::json::parse(tok.to_json().dump()), "t.json");
+  CHECK(loaded->encode(text) == ids);
 }
 
 TEST_CASE("char tokenizer: unknown characters are an error naming them, or <unk> when asked") {
