@@ -14,9 +14,14 @@ double grad_norm(const NamedParameters& params) {
     dispatch(g.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* x = g.data<T>();
-      double s = 0;
-      for (int64_t i = 0, n = g.numel(); i < n; ++i) s += static_cast<double>(x[i]) * x[i];
-      sum_sq += s;
+      const int64_t n = g.numel();
+      // Eight independent partial sums in a fixed order: vectorizes, and stays deterministic.
+      double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(x[i + j]) * x[i + j];
+      for (; i < n; ++i) lane[0] += static_cast<double>(x[i]) * x[i];
+      sum_sq += ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     });
   }
   return std::sqrt(sum_sq);

@@ -170,9 +170,10 @@ TEST_CASE("fp16 overflow: skipped steps halve the scale until the gradients fit"
   CHECK(mp.loss_scale() == 64.0);           // 65536 / 2^10
   CHECK(opt.step_count() == 2);             // iterations 10 and 11
   CHECK(opt.lr() == lr_at(sched, 11));
-  // Two SGD steps with the true gradient (1000, 1000) at the lrs of iterations 10 and 11.
-  const float w1 = 1.0f - static_cast<float>(lr_at(sched, 10)) * 1000.0f;
-  const float w2 = w1 - static_cast<float>(lr_at(sched, 11)) * 1000.0f;
+  // Two SGD steps with the true gradient (1000, 1000) at the lrs of iterations 10 and 11
+  // (p - lr g as one fused multiply-add, like SGD and torch).
+  const float w1 = std::fma(-static_cast<float>(lr_at(sched, 10)), 1000.0f, 1.0f);
+  const float w2 = std::fma(-static_cast<float>(lr_at(sched, 11)), 1000.0f, w1);
   CHECK(w.to_vector() == std::vector<double>{w2, w2});
 
   nlohmann::json saved = nlohmann::json::parse(mp.state_dict().dump());
