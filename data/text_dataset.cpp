@@ -67,7 +67,7 @@ LmData load_text_dataset(const TextDataConfig& cfg, const TokenizerConfig& tok_c
   }
   CachedTokens ct;
   try {
-    ct = encode_with_cache(text, *tokenizer, cfg.cache ? cache_path_for(cfg.path) : fs::path());
+    ct = encode_with_cache(text, *tokenizer, !cfg.cache ? fs::path() : !cfg.cache_path.empty() ? cfg.cache_path : cache_path_for(cfg.path));
   } catch (const DataError& e) {  // e.g. a character the (checkpoint's) vocabulary lacks
     throw DataError(where + ": " + e.what());
   }

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "data/text_dataset.h"
+
 namespace sf::test {
 
 // A fresh folder under the system temp dir, removed at the end of the scope.
@@ -22,6 +24,17 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
   std::filesystem::path operator/(const std::string& f) const { return path / f; }
 };
+
+// A text dataset config from its first fields (the rest keep their defaults).
+inline sf::data::TextDataConfig text_cfg(const std::filesystem::path& path, double val_fraction,
+                                         int64_t block_size, bool cache) {
+  sf::data::TextDataConfig c;
+  c.path = path;
+  c.val_fraction = val_fraction;
+  c.block_size = block_size;
+  c.cache = cache;
+  return c;
+}
 
 inline void write_bytes(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary) << bytes;

@@ -90,7 +90,7 @@ TEST_CASE("tiny shakespeare: existing copies, $SF_TINYSHAKESPEARE and a local do
   CHECK(ensure_tiny_shakespeare(o) == got);  // the cached copy, no download
 
   // And it loads as a char-level dataset: 65 characters, like nanoGPT's shakespeare_char.
-  LmData d = load_text_dataset({got, 0.1, 64, false}, TokenizerConfig{});
+  LmData d = load_text_dataset(sf::test::text_cfg(got, 0.1, 64, false), TokenizerConfig{});
   CHECK(d.tokenizer->vocab_size() == 65);
   CHECK(d.train->size() + d.val->size() == 1115394);
 }

@@ -27,7 +27,7 @@ TEST_CASE("text dataset: a file is tokenized and split by position") {
   sf::test::TempDir dir("textds");
   std::string text = sample_text(40);
   write_bytes(dir / "a.txt", text);
-  TextDataConfig cfg{dir / "a.txt", 0.25, 16, /*cache=*/false};
+  TextDataConfig cfg = sf::test::text_cfg(dir / "a.txt", 0.25, 16, /*cache=*/false);
   LmData d = load_text_dataset(cfg, TokenizerConfig{});
   std::vector<int32_t> all = *d.train;
   all.insert(all.end(), d.val->begin(), d.val->end());
@@ -48,9 +48,17 @@ TEST_CASE("text dataset: a folder's .txt files are read in name order") {
   REQUIRE(files.size() == 2);
   CHECK(files[0].filename() == "a.txt");
   CHECK(text.rfind("first file. ", 0) == 0);
-  LmData d = load_text_dataset({dir.path, 0.1, 8, true}, TokenizerConfig{});
+  LmData d = load_text_dataset(sf::test::text_cfg(dir.path, 0.1, 8, true), TokenizerConfig{});
   CHECK(std::filesystem::exists(dir / ".tokens.bin"));
   CHECK(d.tokenizer->decode(*d.train).rfind("first file. ", 0) == 0);
+  // The cache can live elsewhere (when the text's folder is shared or read-only).
+  sf::test::TempDir elsewhere("textfolder_cache");
+  TextDataConfig moved = sf::test::text_cfg(dir.path, 0.1, 8, true);
+  moved.cache_path = elsewhere / "corpus.tokens.bin";
+  LmData d2 = load_text_dataset(moved, TokenizerConfig{});
+  CHECK(*d2.train == *d.train);
+  CHECK(std::filesystem::exists(elsewhere / "corpus.tokens.bin"));
+  CHECK(contains(load_text_dataset(moved, TokenizerConfig{}).notes.at(0), "read "));
 }
 
 TEST_CASE("token cache: written once, trusted only when tokenizer and text match") {
@@ -106,7 +114,7 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
   sf::test::TempDir dir("badtext");
   TokenizerConfig tc;
   auto load = [&](const std::filesystem::path& p, int64_t block = 8, double val = 0.1) {
-    return load_text_dataset({p, val, block, true}, tc);
+    return load_text_dataset(sf::test::text_cfg(p, val, block, true), tc);
   };
   std::string missing = (dir / "missing.txt").string();
   CHECK(error_of<DataError>([&] { load(dir / "missing.txt"); }) ==
@@ -133,7 +141,7 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
   // A checkpoint's tokenizer that lacks a character of this text: names the file and the char.
   auto ckpt_tok = std::make_shared<CharTokenizer>(CharTokenizer::build("abc"));
   write_bytes(dir / "new.txt", "abcabcabcabcabcabcabcabcz");
-  CHECK(contains(error_of<DataError>([&] { load_text_dataset({dir / "new.txt", 0.0, 8, false}, tc, ckpt_tok); }),
+  CHECK(contains(error_of<DataError>([&] { load_text_dataset(sf::test::text_cfg(dir / "new.txt", 0.0, 8, false), tc, ckpt_tok); }),
                  "new.txt: char tokenizer: character 'z' (U+007A) at position 24 is not in the vocabulary"));
   // Nothing half-written: no cache files and no temp files for the failed loads.
   for (auto& e : std::filesystem::directory_iterator(dir.path))
