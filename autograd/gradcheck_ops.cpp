@@ -186,10 +186,14 @@ void matmuls(Registry& r) {
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   r.add("matmul", "batched (2,3,4) @ 2-D (4,5)", {{{2, 3, 4}}, {{4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
+  r.add("matmul", "batched (2,3,4) @ 2-D (5,4)^T", {{{2, 3, 4}}, {{5, 4}}},
+        [](const Inputs& x) { return matmul(x[0], x[1], false, true); });
+  r.add("matmul", "batched (2,4,3)^T @ 2-D (4,5)", {{{2, 4, 3}}, {{4, 5}}},
+        [](const Inputs& x) { return matmul(x[0], x[1], true, false); });
   r.add("matmul", "2-D (3,4) @ batched (2,4,5)", {{{3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   for (bool with_bias : {true, false})
-    for (const Shape& xs : {Shape{4, 3}, Shape{2, 4, 3}}) {
+    for (const Shape& xs : {Shape{3}, Shape{4, 3}, Shape{2, 4, 3}}) {
       std::vector<In> in{{xs}, {{5, 3}}};
       if (with_bias) in.push_back({{5}});
       r.add("matmul", "linear x " + shape_str(xs) + (with_bias ? " with bias" : " without bias"), in,

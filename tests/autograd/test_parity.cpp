@@ -78,6 +78,7 @@ static const std::map<std::string, OpFn>& op_table() {
       {"matmul_trans_ab", [](auto& x, auto& p) { return matmul(x[0], x[1], p["trans_a"], p["trans_b"]); }},
       {"matmul_batched_broadcast", [](auto& x, auto& p) { return matmul(x[0], x[1], p["trans_a"], p["trans_b"]); }},
       {"matmul_batched_2d_rhs", [](auto& x, auto& p) { return matmul(x[0], x[1], p["trans_a"], p["trans_b"]); }},
+      {"matmul_batched_2d_rhs_trans_b", [](auto& x, auto& p) { return matmul(x[0], x[1], p["trans_a"], p["trans_b"]); }},
       {"linear", [](auto& x, auto&) { return linear(x[0], x[1], x[2]); }},
       {"linear_no_bias", [](auto& x, auto&) { return linear(x[0], x[1]); }},
       {"softmax", [](auto& x, auto& p) { return softmax(x[0], p["axis"].template get<int64_t>()); }},

@@ -120,6 +120,8 @@ op("matmul_trans_ab", [lambda: uniform(4, 3), lambda: uniform(5, 4)], mm, {"tran
 op("matmul_batched_broadcast", [lambda: uniform(2, 1, 3, 4), lambda: uniform(3, 4, 5)], mm,
    {"trans_a": False, "trans_b": False})
 op("matmul_batched_2d_rhs", [lambda: uniform(2, 3, 4), lambda: uniform(4, 5)], mm, {"trans_a": False, "trans_b": False})
+op("matmul_batched_2d_rhs_trans_b", [lambda: uniform(2, 3, 4), lambda: uniform(5, 4)], mm,
+   {"trans_a": False, "trans_b": True})
 op("linear", [lambda: uniform(2, 4, 3), lambda: uniform(5, 3), lambda: uniform(5)],
    lambda x, p: F.linear(x[0], x[1], x[2]))
 op("linear_no_bias", [lambda: uniform(4, 3), lambda: uniform(5, 3)], lambda x, p: F.linear(x[0], x[1]))
