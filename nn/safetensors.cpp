@@ -32,7 +32,11 @@ using json = nlohmann::json;
 }
 
 std::string range_str(uint64_t b, uint64_t e) {
-  return "[" + std::to_string(b) + ", " + std::to_string(e) + "]";
+  std::string s = "[";  // built with += : GCC 12 warns falsely (-Wrestrict) on "[" + to_string
+  s += std::to_string(b);
+  s += ", ";
+  s += std::to_string(e);
+  return s + "]";
 }
 
 // Reads a JSON value that must be a non-negative integer (not a float, not a bool).
@@ -240,7 +244,9 @@ SafetensorsHeader read_safetensors_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, std::string("cannot open (") + std::strerror(errno) + ")");
   in.seekg(0, std::ios::end);
-  auto size = static_cast<uint64_t>(in.tellg());
+  std::streamoff end = in.tellg();
+  if (end < 0) fail(path, "cannot determine the file size (not a regular file?)");
+  auto size = static_cast<uint64_t>(end);
   in.seekg(0);
   char prefix[8] = {};
   in.read(prefix, static_cast<std::streamsize>(std::min<uint64_t>(8, size)));
