@@ -106,8 +106,8 @@ Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
     x = x + wpe->forward(positions);  // (B, T, C) + (T, C)
   } else if (pos_ == PosEncoding::sinusoidal) {
-    if (!sinusoid_.defined() || sinusoid_.dtype() != dtype())
-      sinusoid_ = sinusoidal_table(config_.block_size, config_.n_embd, 0, dtype());  // (block, C)
+    if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
+      sinusoid_ = sinusoidal_table(config_.block_size, config_.n_embd, 0, x.dtype());  // (block, C)
     x = x + slice(sinusoid_, 0, offset, offset + T);  // (B, T, C) + (T, C)
   }
   return drop.forward(x);  // (B, T, C)

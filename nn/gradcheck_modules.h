@@ -9,8 +9,9 @@
 namespace sf {
 
 // Groups: "nn.layers", "nn.attention", "nn.blocks", "nn.gpt", "nn.transformer".
-// Each check covers the module's inputs and all of its parameters; whole models are tiny
-// (C = 8, 2 layers, T = 4) so that every case runs in well under a second.
+// A module check covers its inputs and all of its parameters; whole models are tiny
+// (C = 8, 2 layers, T = 4) and check their embeddings, norms, biases and first-layer weight
+// matrices, so that every case runs in well under a second.
 std::vector<GradcheckCase> module_gradcheck_cases();
 
 }  // namespace sf

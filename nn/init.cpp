@@ -20,7 +20,7 @@ static bool ends_with(const std::string& s, const std::string& suffix) {
 void init_parameters(Module& model, InitScheme scheme, int64_t n_layer, Generator& gen) {
   if (n_layer <= 0) throw ConfigError("init: n_layer must be positive");
   for (auto& [name, p] : model.named_parameters()) {
-    dispatch(p.dtype(), [&](auto tag) {
+    dispatch(p.dtype(), [&, &name = name, &p = p](auto tag) {
       using Tp = decltype(tag);
       Tp* w = p.template data<Tp>();
       const int64_t n = p.numel();

@@ -133,8 +133,8 @@ Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
     x = x + pos_table->forward(positions);  // (B, T, C) + (T, C)
   } else if (pos_ == PosEncoding::sinusoidal) {
-    if (!sinusoid_.defined() || sinusoid_.dtype() != dtype())
-      sinusoid_ = sinusoidal_table(config_.max_len, config_.d_model, 0, dtype());  // (max_len, C)
+    if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
+      sinusoid_ = sinusoidal_table(config_.max_len, config_.d_model, 0, x.dtype());  // (max_len, C)
     x = x + slice(sinusoid_, 0, offset, offset + T);  // (B, T, C) + (T, C)
   }
   return drop.forward(x);  // (B, T, C)

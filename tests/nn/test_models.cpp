@@ -300,3 +300,20 @@ TEST_CASE("Transformer: KV-cache decode equals a full recompute; greedy decode")
   CHECK(out[0] == 1);
   CHECK(out.shape[1] <= 8);
 }
+
+TEST_CASE("GPT: logits at position t do not depend on tokens after t") {
+  for (std::string pos : {"learned", "rope", "alibi"}) {
+    GPTConfig c = small_gpt();
+    c.pos_encoding = pos;
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(1, 7, 13, 12);
+    Tensor a = m->forward(idx);
+    idx[6] = (idx[6] + 5) % 13;
+    Tensor b = m->forward(idx);
+    for (int64_t t = 0; t < 6; ++t)
+      for (int64_t v = 0; v < 13; ++v) CHECK(a.at({0, t, v}) == b.at({0, t, v}));
+    double last = 0;
+    for (int64_t v = 0; v < 13; ++v) last += std::fabs(a.at({0, 6, v}) - b.at({0, 6, v}));
+    CHECK(last > 0);
+  }
+}
