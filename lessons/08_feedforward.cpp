@@ -63,8 +63,8 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   Tensor y = linear(g, W2, b2);      // (T, C)
   // [/excerpt]
   show(out, "x", h_in, 3);
-  show(out, "x W1^T + b1", a, 2);
-  show(out, "gelu(...)", g, 2);
+  show(out, "x W1^T + b1", a, 2, 32);
+  show(out, "gelu(...)", g, 2, 32);
   show(out, "y", y, 3);
   r.shapes = {h_in.size(0), h_in.size(1), a.size(0), a.size(1), y.size(0), y.size(1)};
   r.params_768 = 768 * 3072 + 3072 + 3072 * 768 + 768;

@@ -25,12 +25,26 @@ const std::vector<Lesson>& all_lessons() {
        "02_broadcasting", printing(run_lesson_broadcasting)},
       {3, "embeddings", "Token embeddings: a lookup is a one-hot matmul, its gradient a scatter-add",
        "03_embeddings", printing(run_lesson_embeddings)},
+      {4, "positions", "Positional encoding: sinusoids, learned, RoPE, ALiBi; why order matters",
+       "04_positions", printing(run_lesson_positions)},
       {5, "attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
        "05_attention", printing(run_lesson_attention)},
+      {6, "multihead", "Multi-head attention: split and merge, 2,359,296 weights, per-head heat maps",
+       "06_multihead", printing(run_lesson_multihead)},
       {7, "layernorm", "LayerNorm: statistics per token, scale invariance, its gradient",
        "07_layernorm", printing(run_lesson_layernorm)},
       {8, "feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion",
        "08_feedforward", printing(run_lesson_feedforward)},
+      {9, "encoder", "Encoder block: residual paths, hidden-state norms per sublayer",
+       "09_encoder", printing(run_lesson_encoder)},
+      {10, "decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
+       "10_decoder", printing(run_lesson_decoder)},
+      {11, "prenorm", "Pre-LN versus Post-LN: norms of hidden states and gradients per layer",
+       "11_prenorm", printing(run_lesson_prenorm)},
+      {12, "training", "The training loop: warmup schedules, clipping a real spike, AdamW by hand",
+       "12_training", printing(run_lesson_training)},
+      {13, "mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
+       "13_mixed_precision", printing(run_lesson_mixed_precision)},
   };
   return lessons;
 }
@@ -63,16 +77,25 @@ std::string fmt(double x, int precision) {
   return s;
 }
 
+std::string fmt_sci(double x, int digits) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os << std::scientific << std::setprecision(digits) << x;
+  return os.str();
+}
+
 std::string fmt_vec(const std::vector<double>& v, int precision) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + fmt(v[i], precision);
   return s + "]";
 }
 
-void show(std::ostream& out, const std::string& label, const Tensor& t, int precision) {
+void show(std::ostream& out, const std::string& label, const Tensor& t, int precision,
+          int64_t threshold) {
   PrintOptions options;
   options.precision = precision;
-  options.threshold = 32;
+  options.threshold = threshold;
   std::string text = to_string(t, options);
   // Print -0.0000 as 0.0000 (the sign of a rounded zero says nothing).
   std::string zero = "-" + fmt(0.0, precision);

@@ -35,10 +35,14 @@ std::string lesson_output(const Lesson& lesson);
 void heading(std::ostream& out, int step, const std::string& title);
 // x with `precision` digits after the point ("0.2750"); -0 prints as 0, inf as "inf".
 std::string fmt(double x, int precision = 4);
+// x in scientific notation with `digits` digits after the point ("6.1035e-05"), "inf", "nan".
+std::string fmt_sci(double x, int digits = 4);
 // [a, b, c] with fmt for each value.
 std::string fmt_vec(const std::vector<double>& v, int precision = 4);
-// "label = Tensor(shape=..., ...)\n[...]" rounded to `precision` digits, long dimensions elided.
-void show(std::ostream& out, const std::string& label, const Tensor& t, int precision = 4);
+// "label = Tensor(shape=..., ...)\n[...]" rounded to `precision` digits; tensors of more than
+// `threshold` elements show only the first and last 3 entries of each dimension.
+void show(std::ostream& out, const std::string& label, const Tensor& t, int precision = 4,
+          int64_t threshold = 64);
 // A matrix (rows, cols) as a terminal heat map: one shade character per cell,
 // " .:-=+*#%@" from 0 to `max_value`, with row and column labels.
 void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,

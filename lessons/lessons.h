@@ -41,6 +41,20 @@ struct EmbeddingsResult {
 };
 EmbeddingsResult run_lesson_embeddings(std::ostream& out);
 
+// 4. Positional encoding.
+struct PositionsResult {
+  std::vector<double> pe_row1;          // the sinusoidal table's row for position 1
+  double shift_error;                   // max |M_3 PE(p) - PE(p + 3)|
+  std::string learned_error;            // looking up a position past the table
+  std::vector<double> rope_scores;      // q.k for (2,0), (5,3), (12,10), (3,0), (10,7)
+  double rope_norm_ratio;               // |rope(q)| / |q|
+  std::vector<double> alibi_slopes;     // 4 heads
+  std::vector<double> alibi_head0;      // (5, 5) bias of head 0
+  double order_blind_diff;              // same token, two orders, no positions: 0
+  double order_aware_diff;              // ... with sinusoidal positions: > 0
+};
+PositionsResult run_lesson_positions(std::ostream& out);
+
 // 5. Attention by hand (the worked example).
 struct AttentionResult {
   std::vector<double> scores;          // 0.36, 0.81, 1.01
@@ -55,6 +69,15 @@ struct AttentionResult {
   std::vector<double> all_masked_row;  // softmax of a row that is entirely -inf
 };
 AttentionResult run_lesson_attention(std::ostream& out);
+
+// 6. Multi-head attention.
+struct MultiHeadResult {
+  std::vector<std::vector<int64_t>> shapes;  // x, qkv, q, k, v, y, merged, out
+  double steps_vs_module;                    // max |steps - attn.forward(x)|
+  std::vector<double> weights;               // (1, H, T, T) attention weights
+  int64_t params_no_bias, params_bias;       // d_model 768, 12 heads
+};
+MultiHeadResult run_lesson_multihead(std::ostream& out);
 
 // 7. LayerNorm.
 struct LayerNormResult {
@@ -77,5 +100,58 @@ struct FeedForwardResult {
   std::vector<int64_t> shapes;    // x, hidden, out shapes flattened: (T, C), (T, 4C), (T, C)
 };
 FeedForwardResult run_lesson_feedforward(std::ostream& out);
+
+// 9. Encoder block.
+struct EncoderResult {
+  double by_hand_vs_block;          // max |residual steps by hand - block.forward|
+  std::vector<double> norms;        // mean token norms: x, attn, x+attn, ffn, out
+  double grad_upstream, grad_with_residual, grad_sublayers_only, grad_without_residual;
+  std::vector<double> stack_norms;  // 6 blocks: after attention, after FFN, ...
+};
+EncoderResult run_lesson_encoder(std::ostream& out);
+
+// 10. Decoder block and KV cache.
+struct DecoderResult {
+  std::vector<double> self_weights;    // (4, 4) causal self-attention, layer 0 head 0
+  std::vector<double> cross_weights;   // (4, 3) cross-attention, layer 0 head 0
+  double cache_vs_full;                // max |cached logits - recomputed logits|
+  int64_t tiny_without, tiny_with;     // multiply-adds for 4 tokens of this model
+  int64_t base_without, base_with;     // ... and 50 tokens of the base Transformer
+};
+DecoderResult run_lesson_decoder(std::ostream& out);
+
+// 11. Pre-LN versus Post-LN.
+struct PreNormResult {
+  double loss_pre, loss_post;              // the written-out forward
+  double loss_pre_model, loss_post_model;  // GPT::loss on the same batch
+  std::vector<double> pre_hidden, post_hidden;            // mean token norm after each block
+  std::vector<double> pre_hidden_grad, post_hidden_grad;  // |dL/dh| after each block
+  std::vector<double> pre_param_grad, post_param_grad;    // |dL/dW| over each block's parameters
+};
+PreNormResult run_lesson_prenorm(std::ostream& out);
+
+// 12. The training loop.
+struct TrainingResult {
+  std::vector<double> cosine;          // lr_at(cosine) at steps 0 1 4 9 10 25 50 75 99 100 150
+  std::vector<double> noam;            // lr_at(noam) at steps 0 1000 2000 3999 8000 16000 64000
+  std::vector<double> losses, norms;   // 40 training steps: loss and pre-clip gradient norm
+  double spike_norm, clipped_norm;     // the surprising batch: before and after clipping
+  std::vector<double> adamw_by_hand, adamw_optimizer;  // one step, 4 weights
+};
+TrainingResult run_lesson_training(std::ostream& out);
+
+// 13. Mixed precision.
+struct MixedPrecisionResult {
+  std::vector<double> fp16, bf16;   // largest, smallest subnormal, spacing at 1
+  double fp16_65520, fp16_1e8;      // rounding examples: inf, 0
+  double grad_fp32, grad_fp16, grad_scaled;  // dL/dW[0,0]: float32, fp16, fp16 with scaling
+  double zero_fraction_fp16, zero_fraction_scaled;
+  std::vector<double> scales;       // S at each of the 3 overflow iterations
+  std::vector<bool> stepped;        // whether each stepped
+  std::vector<double> weights;      // W2[0, 0] after each
+  int64_t steps_taken;
+  double final_w;
+};
+MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out);
 
 }  // namespace sf::lessons

@@ -1,0 +1,135 @@
+// Lesson 4: positional encoding. Attention is blind to order; the sinusoidal table, learned
+// positions, RoPE and ALiBi each tell it where tokens are, in different ways.
+// Text: 04_positions.md.
+#include <cmath>
+#include <ostream>
+
+#include "autograd/ops.h"
+#include "lessons/lesson.h"
+#include "lessons/lessons.h"
+#include "nn/attention.h"
+#include "nn/layers.h"
+#include "nn/module.h"
+#include "nn/positional.h"
+
+namespace sf::lessons {
+
+PositionsResult run_lesson_positions(std::ostream& out) {
+  PositionsResult r;
+  manual_seed(4);
+
+  heading(out, 1, "The sinusoidal table, C = 8");
+  // [excerpt: table]
+  const int64_t T = 8, C = 8;
+  Tensor PE = sinusoidal_table(T, C, 0, DType::f64);  // (T, C): PE[p, 2i] = sin(p w_i),
+                                                       //         PE[p, 2i+1] = cos(p w_i)
+  // [/excerpt]
+  std::vector<double> freqs;
+  for (int64_t i = 0; i < C / 2; ++i) freqs.push_back(std::pow(10000.0, -2.0 * static_cast<double>(i) / C));
+  out << "frequencies w_i = 10000^(-2i/C) = " << fmt_vec(freqs, 4) << "\n";
+  show(out, "PE (rows: positions 0..7)", PE, 3);
+  r.pe_row1 = slice(PE, 0, 1, 2).to_vector();
+
+  heading(out, 2, "PE(p + k) is a fixed rotation of PE(p)");
+  // [excerpt: shift]
+  const int64_t k = 3;
+  std::vector<double> m(static_cast<size_t>(C * C), 0.0);  // block diagonal, one 2x2 per frequency
+  for (int64_t i = 0; i < C / 2; ++i) {
+    double c = std::cos(k * freqs[static_cast<size_t>(i)]), s = std::sin(k * freqs[static_cast<size_t>(i)]);
+    int64_t a = 2 * i, b = 2 * i + 1;                       // (sin, cos) of one frequency
+    m[static_cast<size_t>(a * C + a)] = c;  m[static_cast<size_t>(a * C + b)] = s;   // sin(x+y) = sin x cos y + cos x sin y
+    m[static_cast<size_t>(b * C + a)] = -s; m[static_cast<size_t>(b * C + b)] = c;   // cos(x+y) = cos x cos y - sin x sin y
+  }
+  Tensor M = Tensor::from_vector(m, {C, C}, DType::f64);
+  Tensor shifted = matmul(slice(PE, 0, 0, T - k), M, false, true);  // rows p: M PE(p)
+  double err = max_abs_diff(shifted.to_vector(), slice(PE, 0, k, T).to_vector());  // vs PE(p + k)
+  // [/excerpt]
+  show(out, "M_3 (the same matrix for every p)", M, 3);
+  r.shift_error = err;
+  out << "largest |M_3 PE(p) - PE(p + 3)| over p = 0..4: " << (err < 1e-12 ? "below 1e-12" : fmt(err, 14))
+      << "\nso 'three tokens later' is a linear map a layer can learn, whatever p is.\n";
+
+  heading(out, 3, "Learned positions: a table trained like the token embeddings");
+  // [excerpt: learned]
+  Embedding wpe(T, C);                                  // (block_size, C), GPT-2's wpe
+  IntTensor pos({4}, {0, 1, 2, 3});                     // the positions of 4 tokens
+  Tensor P = wpe.forward(pos);                          // (4, C), added to the token vectors
+  // [/excerpt]
+  show(out, "wpe(0..3)", P.detach(), 3);
+  try {
+    wpe.forward(IntTensor({1}, {static_cast<int32_t>(T)}));
+    r.learned_error = "(no error)";
+  } catch (const ShapeError& e) {
+    r.learned_error = e.what();
+  }
+  out << "a learned table has no row for position " << T << ":\n  " << r.learned_error << "\n";
+
+  heading(out, 4, "RoPE: rotate q and k by their positions; q . k sees only the distance");
+  // [excerpt: rope]
+  Tensor q = Tensor::from_vector({0.1, 0.3, 0.9, 0.4}, {1, 1, 1, 4}, DType::f64);  // Q(苹果)
+  Tensor kk = Tensor::from_vector({0.9, 0.2, 0.1, 0.3}, {1, 1, 1, 4}, DType::f64); // K(我)
+  auto score = [&](int64_t m_pos, int64_t n_pos) {      // q at position m, k at position n
+    return sum(rope(q, m_pos) * rope(kk, n_pos)).item();
+  };
+  // [/excerpt]
+  out << "q . k without positions = " << fmt(sum(q * kk).item(), 4) << "\n";
+  for (auto [mp, np] : std::vector<std::pair<int64_t, int64_t>>{{2, 0}, {5, 3}, {12, 10}, {3, 0}, {10, 7}}) {
+    double s = score(mp, np);
+    out << "  q at " << mp << ", k at " << np << " (distance " << mp - np << "): " << fmt(s, 6) << "\n";
+    r.rope_scores.push_back(s);
+  }
+  r.rope_norm_ratio = std::sqrt(sum(rope(q, 7) * rope(q, 7)).item() / sum(q * q).item());
+  out << "|rope(q, 7)| / |q| = " << fmt(r.rope_norm_ratio, 6) << ": a rotation keeps lengths\n";
+
+  heading(out, 5, "ALiBi: no embedding, a penalty on distance in every head");
+  // [excerpt: alibi]
+  std::vector<double> slopes = alibi_slopes(4);                  // one slope m_h per head
+  Tensor bias = alibi_bias(slopes, 5, 5, DType::f64);            // (1, H, T, S): -m_h |t - s|
+  // [/excerpt]
+  r.alibi_slopes = slopes;
+  out << "slopes for 4 heads: " << fmt_vec(slopes, 6) << "\n";
+  show(out, "head 0 bias (added to the scores before softmax)", reshape(slice(bias, 1, 0, 1), {5, 5}), 2);
+  show(out, "head 3 bias", reshape(slice(bias, 1, 3, 4), {5, 5}), 4);
+  r.alibi_head0 = reshape(slice(bias, 1, 0, 1), {25}).to_vector();
+  out << "steep heads look locally, shallow heads far; nothing is learned, so it extends past\n"
+         "the training length.\n";
+
+  heading(out, 6, "Why order matters: 我喜欢苹果 and 我苹果喜欢");
+  // [excerpt: order]
+  AttentionConfig cfg;
+  cfg.d_model = 8;
+  cfg.n_head = 2;
+  MultiHeadAttention attn(cfg);  // random weights, no positions
+  attn.to(DType::f64);
+  Generator gen(44);
+  Tensor wo = Tensor::randn({1, 1, C}, gen, 1.0, DType::f64);    // 我
+  Tensor like = Tensor::randn({1, 1, C}, gen, 1.0, DType::f64);  // 喜欢
+  Tensor apple = Tensor::randn({1, 1, C}, gen, 1.0, DType::f64); // 苹果
+  Tensor a = attn.forward(concat({wo, like, apple}, 1));         // 我 喜欢 苹果  (1, 3, C)
+  Tensor b = attn.forward(concat({wo, apple, like}, 1));         // 我 苹果 喜欢
+  // [/excerpt]
+  auto row = [](const Tensor& t, int64_t i) { return reshape(slice(t, 1, i, i + 1), {-1}).to_vector(); };
+  auto first4 = [](const Tensor& t, int64_t i) {  // channels 0..3 of token i
+    return fmt_vec(reshape(slice(slice(t, 1, i, i + 1), 2, 0, 4), {-1}).to_vector(), 4);
+  };
+  out << "without positions (first 4 of 8 channels):\n";
+  out << "  苹果 in 我喜欢苹果: " << first4(a, 2) << "\n";
+  out << "  苹果 in 我苹果喜欢: " << first4(b, 1) << "\n";
+  r.order_blind_diff = std::max({max_abs_diff(row(a, 0), row(b, 0)), max_abs_diff(row(a, 1), row(b, 2)),
+                                 max_abs_diff(row(a, 2), row(b, 1))});
+  out << "  largest difference per token between the two orders: "
+      << (r.order_blind_diff < 1e-12 ? "below 1e-12" : fmt(r.order_blind_diff, 14))
+      << "\n  (each token attends to the same set of keys, so it gets the same output: the model\n"
+         "   cannot tell who likes what)\n";
+  Tensor pe3 = reshape(sinusoidal_table(3, C, 0, DType::f64), {1, 3, C});
+  Tensor a2 = attn.forward(concat({wo, like, apple}, 1) + pe3);
+  Tensor b2 = attn.forward(concat({wo, apple, like}, 1) + pe3);
+  r.order_aware_diff = max_abs_diff(row(a2, 2), row(b2, 1));
+  out << "with sinusoidal positions added:\n";
+  out << "  苹果 in 我喜欢苹果: " << first4(a2, 2) << "\n";
+  out << "  苹果 in 我苹果喜欢: " << first4(b2, 1) << "\n";
+  out << "  largest difference for 苹果: " << fmt(r.order_aware_diff, 4) << "\n";
+  return r;
+}
+
+}  // namespace sf::lessons

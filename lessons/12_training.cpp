@@ -1,0 +1,148 @@
+// Lesson 12: the training loop's three numeric tools: learning-rate warmup and decay, gradient
+// clipping (seen on a real spike), and one AdamW step by hand against the optimizer.
+// Text: 12_training.md.
+#include <cmath>
+#include <ostream>
+
+#include "autograd/ops.h"
+#include "lessons/lesson.h"
+#include "lessons/lessons.h"
+#include "nn/gpt.h"
+#include "optim/adam.h"
+#include "optim/clip.h"
+#include "optim/schedule.h"
+
+namespace sf::lessons {
+
+// A batch of B windows of length T from the repeating sequence 0 1 2 ... 7 0 1 ..., or, when
+// `surprise`, of tokens 8..15 that the model has never seen, with random next tokens.
+static void make_batch(Generator& gen, bool surprise, IntTensor& idx, IntTensor& targets) {
+  const int64_t B = 8, T = 16;
+  idx = IntTensor({B, T}, std::vector<int32_t>(static_cast<size_t>(B * T)));
+  targets = idx;
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t start = gen.randint(8);
+    for (int64_t t = 0; t < T; ++t) {
+      idx[b * T + t] = static_cast<int32_t>(surprise ? 8 + gen.randint(8) : (start + t) % 8);
+      targets[b * T + t] = static_cast<int32_t>(surprise ? gen.randint(16) : (start + t + 1) % 8);
+    }
+  }
+}
+
+TrainingResult run_lesson_training(std::ostream& out) {
+  TrainingResult r;
+
+  heading(out, 1, "Learning-rate schedules, as numbers");
+  // [excerpt: schedules]
+  ScheduleOptions cosine;
+  cosine.kind = ScheduleKind::cosine;
+  cosine.lr = 1e-3;
+  cosine.min_lr = 1e-4;
+  cosine.warmup_steps = 10;
+  cosine.decay_steps = 100;
+  ScheduleOptions linear = cosine;
+  linear.kind = ScheduleKind::linear;
+  ScheduleOptions noam;                  // the Annotated Transformer's: lr is the factor
+  noam.kind = ScheduleKind::noam;
+  noam.lr = 1.0;
+  noam.d_model = 512;
+  noam.warmup_steps = 4000;
+  // [/excerpt]
+  out << "cosine and linear: lr 1e-3, warmup 10 steps, decay to 1e-4 at step 100\n"
+      << "  step |   cosine   |   linear   |\n";
+  for (int64_t s : {0, 1, 4, 9, 10, 25, 50, 75, 99, 100, 150}) {
+    double c = lr_at(cosine, s);
+    out << "  " << std::string(4 - std::to_string(s).size(), ' ') << s << " | " << fmt_sci(c, 4)
+        << " | " << fmt_sci(lr_at(linear, s), 4) << " | "
+        << std::string(static_cast<size_t>(std::lround(c / 1e-3 * 40)), '#') << "\n";
+    r.cosine.push_back(c);
+  }
+  out << "noam (d_model 512, warmup 4000): lr = 512^-0.5 * min(s^-0.5, s * 4000^-1.5), s = step + 1\n";
+  for (int64_t s : {0, 1000, 2000, 3999, 8000, 16000, 64000}) {
+    double v = lr_at(noam, s);
+    out << "  step " << s << std::string(6 - std::to_string(s).size(), ' ') << " lr " << fmt_sci(v, 4) << "\n";
+    r.noam.push_back(v);
+  }
+  out << "warmup keeps the first updates small while Adam's second-moment estimates are still\n"
+         "noise; decay lets the model settle into a minimum at the end.\n";
+
+  heading(out, 2, "Gradient clipping on a real spike");
+  // [excerpt: spike]
+  GPTConfig cfg;
+  cfg.vocab_size = 16;
+  cfg.block_size = 16;
+  cfg.n_layer = 2;
+  cfg.n_head = 2;
+  cfg.n_embd = 32;
+  cfg.seed = 12;
+  GPT model(cfg);
+  AdamOptions adam;
+  adam.lr = 3e-3;
+  adam.weight_decay = 0.1;
+  AdamW opt(model.named_parameters(), adam);
+  Generator gen(120);
+  IntTensor idx, targets;
+  for (int64_t step = 0; step < 40; ++step) {       // learn the repeating sequence
+    make_batch(gen, false, idx, targets);
+    opt.zero_grad();
+    Tensor loss = model.loss(idx, targets);
+    loss.backward();
+    double norm = clip_grad_norm(model.named_parameters(), 1.0);  // returns the norm before
+    opt.step();
+    r.norms.push_back(norm);
+    r.losses.push_back(loss.item());
+  }
+  make_batch(gen, true, idx, targets);               // then a batch unlike anything seen
+  opt.zero_grad();
+  Tensor loss = model.loss(idx, targets);
+  loss.backward();
+  r.spike_norm = clip_grad_norm(model.named_parameters(), 1.0);
+  r.clipped_norm = grad_norm(model.named_parameters());
+  // [/excerpt]
+  out << "a 2-layer GPT learns 0 1 2 ... 7 0 1 ... (AdamW, lr 3e-3, clip at 1.0):\n";
+  for (int64_t s : {0, 5, 10, 20, 30, 39})
+    out << "  step " << s << std::string(3 - std::to_string(s).size(), ' ') << " loss "
+        << fmt(r.losses[static_cast<size_t>(s)], 4) << "   gradient norm " << fmt(r.norms[static_cast<size_t>(s)], 4) << "\n";
+  out << "then one batch of unseen tokens 8..15 with random targets:\n"
+      << "  loss " << fmt(loss.item(), 4) << "   gradient norm " << fmt(r.spike_norm, 4) << " ("
+      << fmt(r.spike_norm / r.norms.back(), 0) << "x the last step's)\n"
+      << "  after clip_grad_norm(params, 1.0): " << fmt(r.clipped_norm, 6) << "\n";
+  out << "clipping scales the whole gradient by 1.0 / norm: the direction is kept, the step size\n"
+         "is bounded, so one strange batch cannot throw the weights far.\n";
+
+  heading(out, 3, "One AdamW step by hand against the optimizer");
+  // [excerpt: adamw_hand]
+  const double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01;
+  std::vector<double> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
+  std::vector<double> by_hand(4);
+  for (size_t i = 0; i < 4; ++i) {
+    double p = p0[i] * (1 - lr * wd);                     // decoupled weight decay
+    double m = (1 - b1) * g[i];                           // m_1 = beta1 m_0 + (1 - beta1) g, m_0 = 0
+    double v = (1 - b2) * g[i] * g[i];                    // v_1 = beta2 v_0 + (1 - beta2) g^2
+    double m_hat = m / (1 - b1), v_hat = v / (1 - b2);    // bias correction at t = 1
+    by_hand[i] = p - lr * m_hat / (std::sqrt(v_hat) + eps);
+  }
+  // [/excerpt]
+  // [excerpt: adamw_opt]
+  Tensor w = Tensor::from_vector(p0, {2, 2}).requires_grad_();  // a (2, 2) weight: it decays
+  w.set_grad(Tensor::from_vector(g, {2, 2}));
+  AdamOptions o;
+  o.lr = lr, o.beta1 = b1, o.beta2 = b2, o.eps = eps, o.weight_decay = wd;
+  AdamW one({{"w", w}}, o);
+  one.step();
+  // [/excerpt]
+  r.adamw_by_hand = by_hand;
+  r.adamw_optimizer = w.to_vector();
+  out << "p     = " << fmt_vec(p0, 4) << "\ng     = " << fmt_vec(g, 4) << "\n";
+  out << "by hand:       " << fmt_vec(by_hand, 6) << "\n";
+  out << "sf::AdamW:     " << fmt_vec(r.adamw_optimizer, 6) << "\n";
+  double diff = max_abs_diff(by_hand, r.adamw_optimizer);
+  out << "largest difference: " << (diff < 1e-6 ? "below 1e-6" : fmt(diff, 7))
+      << " (the optimizer works in float32)\n";
+  out << "at t = 1, m_hat / sqrt(v_hat) = g / |g| = sign(g): every weight with a gradient moves by\n"
+         "lr = 0.1 whatever the gradient's size (0.2 and 4.0 alike); a zero gradient moves only by\n"
+         "the decay, 0.5 * lr * wd = 0.0005.\n";
+  return r;
+}
+
+}  // namespace sf::lessons
