@@ -21,7 +21,7 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j, const st
   std::string type = j["type"];
   if (type == "char") return std::make_unique<CharTokenizer>(CharTokenizer::from_json(j, where));
   if (type == "bpe") return std::make_unique<BpeTokenizer>(BpeTokenizer::from_json(j, where));
-  throw DataError(where + ": unknown tokenizer type \"" + type + "\" (expected \"char\" or \"bpe\")");
+  throw DataError(where + ": unknown tokenizer type " + j["type"].dump() + " (expected \"char\" or \"bpe\")");
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
