@@ -33,11 +33,13 @@ struct OptimizerState {
 
 // Which parameters receive weight decay. Decay a parameter when dim() >= min_dim and its name
 // contains none of the `exclude` substrings. The default decays matrices (linear weights) but
-// not biases, LayerNorm weights (1-D) or embeddings (by name). nanoGPT's recipe, which decays
-// every 2-D parameter including the embeddings, is DecayRule::all_matrices().
+// not biases, LayerNorm weights (1-D) or embeddings, found by name (substring match): GPT's
+// transformer.wte / wpe, the encoder-decoder's src_embed / tgt_embed / src_pos / tgt_pos.
+// nanoGPT's recipe, which decays every 2-D parameter including the embeddings (and so the tied
+// lm_head), is DecayRule::all_matrices().
 struct DecayRule {
   int64_t min_dim = 2;
-  std::vector<std::string> exclude = {"wte", "wpe", "embed", "tok_emb", "pos_emb"};
+  std::vector<std::string> exclude = {"wte", "wpe", "embed", "tok_emb", "pos_emb", "src_pos", "tgt_pos"};
 
   bool applies(const std::string& name, const Tensor& param) const;
   static DecayRule all_matrices() { return {2, {}}; }   // nanoGPT: every param with dim >= 2

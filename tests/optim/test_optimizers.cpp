@@ -138,6 +138,9 @@ TEST_CASE("the default decay rule skips biases, LayerNorm weights and embeddings
   CHECK_FALSE(rule.applies("wte.weight", w));
   CHECK_FALSE(rule.applies("transformer.wpe.weight", w));
   CHECK_FALSE(rule.applies("encoder.tok_emb.weight", w));
+  CHECK_FALSE(rule.applies("src_embed.weight", w));
+  CHECK_FALSE(rule.applies("tgt_pos.weight", w));
+  CHECK(rule.applies("encoder.layers.0.attn.c_proj.weight", w));
   CHECK(DecayRule::all_matrices().applies("wte.weight", w));
   CHECK_FALSE(DecayRule::all_matrices().applies("ln_f.weight", b));
   CHECK(DecayRule::everything().applies("ln_f.weight", b));

@@ -45,7 +45,7 @@ def decays(rule, name, shape):
         return False
     if rule == "matrices":
         return True
-    return not any(p in name for p in ("wte", "wpe", "embed", "tok_emb", "pos_emb"))
+    return not any(p in name for p in ("wte", "wpe", "embed", "tok_emb", "pos_emb", "src_pos", "tgt_pos"))
 
 
 def flat(t):
