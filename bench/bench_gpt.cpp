@@ -1,0 +1,241 @@
+// bench_gpt.cpp: training-step speed of a GPT-2-style model, side by side with PyTorch.
+//
+// The model and the timed step match ../shared/bench/torch_gpt_bench.py (the PyTorch 1.13
+// reference): token + learned position embeddings, Pre-LN blocks, causal attention, GELU (tanh
+// form), tied LM head, biases everywhere, init N(0, 0.02), no dropout; one step = zero_grad +
+// forward + cross-entropy + backward + clip_grad_norm(1.0) + AdamW(lr 3e-4, wd 0) step, on
+// seeded random tokens generated before timing.
+//
+//   bench_gpt                      all three shapes, each in its own process (peak RSS per
+//                                  shape), plus the PyTorch reference when python3-torch exists
+//   bench_gpt --shape small        one shape; prints one JSON object
+//   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
+//            --reference PATH (default ../shared/bench/torch_gpt_bench.py)
+//
+// FLOPs/token = 6 N + 12 L T d (nanoGPT's estimate_mfu; N excludes the position table).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autograd/lowp.h"
+#include "autograd/threads.h"
+#include "nn/gpt.h"
+#include "optim/adam.h"
+#include "optim/clip.h"
+
+using namespace sf;
+using json = nlohmann::json;
+
+struct Shape6 {
+  int64_t vocab, d, layers, heads, T, B;
+};
+static const std::map<std::string, Shape6> kShapes = {
+    {"tiny", {65, 64, 2, 4, 32, 32}},
+    {"small", {65, 128, 4, 4, 128, 16}},
+    {"medium", {65, 384, 6, 6, 256, 8}},
+};
+
+// (wall seconds, machine busy CPU-seconds from /proc/stat, this process's CPU-seconds)
+struct CpuSnapshot {
+  double wall, busy, own;
+};
+static CpuSnapshot cpu_snapshot() {
+  CpuSnapshot s{std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(), 0, 0};
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  double v[8] = {0};
+  stat >> cpu;
+  for (double& x : v) stat >> x;
+  double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  s.busy = (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / tick;
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  s.own = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+  return s;
+}
+
+static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision) {
+  GPTConfig c;
+  c.vocab_size = s.vocab;
+  c.block_size = s.T;
+  c.n_layer = s.layers;
+  c.n_head = s.heads;
+  c.n_embd = s.d;
+  c.activation = "gelu_tanh";
+  c.seed = 1337;
+  GPT model(c);
+  model.train();
+  auto params = model.named_parameters();
+  AdamOptions ao;
+  ao.lr = 3e-4;
+  AdamW opt(params, ao);
+  int64_t n_params = model.num_parameters();
+  int64_t flops_per_token = 6 * (n_params - s.T * s.d) + 12 * s.layers * s.T * s.d;
+
+  Generator gen(1338);
+  int total = warmup + steps;
+  std::vector<IntTensor> xs, ys;
+  for (int i = 0; i < total; ++i) {
+    IntTensor x({s.B, s.T}, std::vector<int32_t>(static_cast<size_t>(s.B * s.T)));
+    IntTensor y = x;
+    for (int64_t j = 0; j < x.numel(); ++j) {
+      x[j] = static_cast<int32_t>(gen.randint(s.vocab));
+      y[j] = static_cast<int32_t>(gen.randint(s.vocab));
+    }
+    xs.push_back(std::move(x));
+    ys.push_back(std::move(y));
+  }
+
+  std::vector<double> times;
+  CpuSnapshot snap0{};
+  double last_loss = 0;
+  for (int step = 0; step < total; ++step) {
+    if (step == warmup) snap0 = cpu_snapshot();
+    auto t0 = std::chrono::steady_clock::now();
+    opt.zero_grad();
+    Tensor loss;
+    {
+      AutocastGuard autocast(precision);
+      loss = model.loss(xs[step], ys[step]);
+      loss.backward();
+    }
+    clip_grad_norm(params, 1.0);
+    opt.step();
+    auto t1 = std::chrono::steady_clock::now();
+    last_loss = loss.item();
+    if (step >= warmup) times.push_back(std::chrono::duration<double>(t1 - t0).count());
+  }
+  CpuSnapshot snap1 = cpu_snapshot();
+  double wall = snap1.wall - snap0.wall;
+  double foreign = ((snap1.busy - snap0.busy) - (snap1.own - snap0.own)) / wall;
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  double med = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  double tokens = static_cast<double>(s.B * s.T);
+  return json{{"label", name},
+              {"framework", "scratchformer"},
+              {"precision", precision_name(precision)},
+              {"threads", num_threads()},
+              {"config", {{"vocab", s.vocab}, {"d", s.d}, {"layers", s.layers}, {"heads", s.heads}, {"T", s.T}, {"B", s.B}}},
+              {"timed_steps", n},
+              {"median_step_ms", med * 1e3},
+              {"min_step_ms", times.front() * 1e3},
+              {"tokens_per_s", tokens / med},
+              {"params", n_params},
+              {"flops_per_token", flops_per_token},
+              {"achieved_gflops", static_cast<double>(flops_per_token) * tokens / med / 1e9},
+              {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
+              {"foreign_cpu_cores", foreign},
+              {"final_loss", last_loss}};
+}
+
+// Runs a command and returns the last line of its stdout that parses as a JSON object.
+static json run_json(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return json();
+  std::string out;
+  char buf[4096];
+  while (size_t got = fread(buf, 1, sizeof buf, pipe)) out.append(buf, got);
+  pclose(pipe);
+  std::istringstream lines(out);
+  json result;
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] == '{') result = json::parse(line, nullptr, false);
+  return result.is_discarded() ? json() : result;
+}
+
+static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
+
+int main(int argc, char** argv) {
+  std::string shape, reference = "../shared/bench/torch_gpt_bench.py", precision = "fp32";
+  int steps = -1, warmup = 5, threads = 2;
+  bool with_reference = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "error: " << a << " needs a value\n";
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--shape") shape = next();
+    else if (a == "--steps") steps = std::atoi(next().c_str());
+    else if (a == "--warmup-steps") warmup = std::atoi(next().c_str());
+    else if (a == "--threads") threads = std::atoi(next().c_str());
+    else if (a == "--precision") precision = next();
+    else if (a == "--reference") reference = next();
+    else if (a == "--no-reference") with_reference = false;
+    else {
+      std::cerr << "error: unknown option '" << a << "' (see the header of bench/bench_gpt.cpp)\n";
+      return 2;
+    }
+  }
+  std::map<std::string, Precision> precisions = {{"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}};
+  if (!precisions.count(precision)) {
+    std::cerr << "error: --precision must be fp32, fp16 or bf16, got '" << precision << "'\n";
+    return 2;
+  }
+  set_num_threads(threads);
+
+  if (!shape.empty()) {  // one shape in this process
+    auto it = kShapes.find(shape);
+    if (it == kShapes.end()) {
+      std::cerr << "error: --shape must be tiny, small or medium, got '" << shape << "'\n";
+      return 2;
+    }
+    int n = steps > 0 ? steps : (shape == "medium" ? 20 : 50);
+    std::cout << run_one(shape, it->second, n, warmup, precisions[precision]).dump() << std::endl;
+    return 0;
+  }
+
+  // All shapes, each in a child process, then the reference for each.
+  bool have_torch = with_reference && file_exists(reference) &&
+                    std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
+  if (with_reference && !have_torch)
+    std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch and " << reference << ")\n";
+  std::printf("%-7s %-6s %12s %12s %9s %10s %8s %8s\n", "shape", "prec", "ours ms", "torch ms", "ratio", "GFLOP/s", "RSS MB", "torchRSS");
+  for (const char* name : {"tiny", "small", "medium"}) {
+    const Shape6& s = kShapes.at(name);
+    std::string self = "/proc/self/exe";
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) self.assign(exe, static_cast<size_t>(len));
+    std::string args = " --shape " + std::string(name) + " --threads " + std::to_string(threads) +
+                       " --precision " + precision + " --warmup-steps " + std::to_string(warmup) +
+                       (steps > 0 ? " --steps " + std::to_string(steps) : "");
+    json ours = run_json("'" + self + "'" + args);
+    json ref;
+    if (have_torch) {
+      std::ostringstream cmd;
+      cmd << "OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 '" << reference << "' --vocab " << s.vocab << " --d " << s.d
+          << " --layers " << s.layers << " --heads " << s.heads << " --T " << s.T << " --B " << s.B
+          << " --threads " << threads << " --warmup-steps " << warmup
+          << (std::string(name) == "medium" ? " --steps 20" : "") << " 2>/dev/null";
+      ref = run_json(cmd.str());
+    }
+    double ours_ms = ours.value("median_step_ms", 0.0), ref_ms = ref.value("median_step_ms", 0.0);
+    double ref_rss = ref.contains("peak_rss_mb") ? ref["peak_rss_mb"].get<double>() : 0.0;
+    std::printf("%-7s %-6s %12.2f %12.2f %8.2fx %10.1f %8.0f %8.0f\n", name, precision.c_str(), ours_ms, ref_ms,
+                ours_ms > 0 && ref_ms > 0 ? ref_ms / ours_ms : 0.0, ours.value("achieved_gflops", 0.0),
+                ours.value("peak_rss_mb", 0.0), ref_rss);
+    double foreign = std::max(ours.value("foreign_cpu_cores", 0.0), ref.value("foreign_cpu_cores", 0.0));
+    if (foreign > 0.1) std::printf("        (disturbed: other processes kept %.2f cores busy)\n", foreign);
+    std::fflush(stdout);
+  }
+  std::printf("ratio = torch ms / ours ms (above 1: we are faster). Medians over the timed steps.\n");
+  return 0;
+}
