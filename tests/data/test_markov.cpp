@@ -13,7 +13,7 @@ using namespace sf::data;
 using sf::test::contains;
 using sf::test::error_of;
 
-TEST_CASE("markov: same seed, same text; another seed, another language") {
+TEST_CASE("markov: same seed gives the same text and another seed another language") {
   MarkovConfig cfg;
   MarkovSource a(cfg), b(cfg);
   Generator g1(9), g2(9);

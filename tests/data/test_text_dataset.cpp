@@ -184,7 +184,7 @@ TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
                  "train split: 10 tokens, but one window needs block_size + 1 = 17"));
 }
 
-TEST_CASE("sequential windows: each target once, in order; the tail is reported") {
+TEST_CASE("sequential windows: each target once, in order, and the tail is reported") {
   std::vector<int32_t> v(103);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
   SequentialWindows sw(std::make_shared<const std::vector<int32_t>>(v), 10, 4);
