@@ -134,7 +134,7 @@ TEST_CASE("a gradient never aliases the upstream gradient buffer") {
   CHECK(seed.to_vector() == std::vector<double>{1, 1});  // the caller's seed is untouched
 }
 
-TEST_CASE("printing shows shape, dtype, grad state and values; long tensors are elided") {
+TEST_CASE("printing shows shape, dtype, grad state and values, long tensors are elided") {
   Tensor x = Tensor::from_vector({1, -2.5, 3, 4}, {2, 2}).requires_grad_();
   std::string s = to_string(x);
   CHECK(s.find("Tensor(shape=(2, 2), dtype=float32, requires_grad)") == 0);
@@ -171,7 +171,7 @@ TEST_CASE("DOT export contains every op and the tensor shapes") {
   CHECK(dot.substr(dot.size() - 2) == "}\n");
 }
 
-TEST_CASE("Generator: same seed, same numbers; state saves and restores") {
+TEST_CASE("Generator: same seed, same numbers, state saves and restores") {
   Generator a(42), b(42), c(43);
   std::vector<uint64_t> ra, rb, rc;
   for (int i = 0; i < 5; ++i) {

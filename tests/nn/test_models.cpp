@@ -273,7 +273,7 @@ TEST_CASE("Transformer: padding of the source hides those tokens from the decode
   CHECK(Transformer::padding_mask(IntTensor({1, 3}, {5, 0, 0}), 0).to_vector() == std::vector<double>{0, 1, 1});
 }
 
-TEST_CASE("Transformer: KV-cache decode equals a full recompute; greedy decode") {
+TEST_CASE("Transformer: KV-cache decode equals a full recompute, greedy decode") {
   for (std::string norm : {"pre", "post"})
     for (std::string pos : {"sinusoidal", "learned", "rope", "alibi"}) {
       TransformerConfig c = small_transformer();
