@@ -91,7 +91,8 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
       << "   dL/dc = " << fmt(fd_c, 6) << "\n";
   double err = max_abs_diff(r.by_engine, r.by_finite_difference);
   out << "  largest |engine - numeric| = " << (err < 1e-8 ? "below 1e-8" : fmt(err, 10))
-      << " (central differences err by about h^2 = 1e-12 times L''', plus rounding)\n";
+      << "\n  (the error of a central difference is about h^2 = 1e-12 times the third derivative,\n"
+         "   plus rounding of about 1e-16 / h = 1e-10)\n";
   return r;
 }
 

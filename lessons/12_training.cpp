@@ -49,7 +49,7 @@ TrainingResult run_lesson_training(std::ostream& out) {
   noam.warmup_steps = 4000;
   // [/excerpt]
   out << "cosine and linear: lr 1e-3, warmup 10 steps, decay to 1e-4 at step 100\n"
-      << "  step |   cosine   |   linear   |\n";
+      << "  step |   cosine   |   linear   | cosine, 40 # = 1e-3\n";
   for (int64_t s : {0, 1, 4, 9, 10, 25, 50, 75, 99, 100, 150}) {
     double c = lr_at(cosine, s);
     out << "  " << std::string(4 - std::to_string(s).size(), ' ') << s << " | " << fmt_sci(c, 4)

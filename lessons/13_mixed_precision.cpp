@@ -45,7 +45,9 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
   out << "  spacing at 1    " << sci(fp16_step) << "            " << sci(bf16_step) << "\n";
   out << "what rounding does (round to nearest, ties to even):\n";
   for (float x : {65519.0f, 65520.0f, 1.0004f, 1.0006f, 3.0e-8f, 2.0e-8f, 1.0e-8f}) {
-    out << "  fp16(" << sci(x) << ") = " << sci(round_to_fp16(x)) << "    bf16 = " << sci(round_to_bf16(x)) << "\n";
+    std::string h = sci(round_to_fp16(x));
+    out << "  fp16(" << sci(x) << ") = " << h << std::string(16 - h.size(), ' ') << "bf16 = "
+        << sci(round_to_bf16(x)) << "\n";
   }
   r.fp16_65520 = round_to_fp16(65520.0f);
   r.fp16_1e8 = round_to_fp16(1.0e-8f);

@@ -70,6 +70,8 @@ std::map<std::string, std::string> output_sections(const std::string& output) {
     if (!key.empty()) text += line + "\n";
   }
   if (!key.empty()) sections[key] = text;
+  for (auto& [k, v] : sections)  // no blank lines at the end of a block
+    while (v.size() >= 2 && v[v.size() - 1] == '\n' && v[v.size() - 2] == '\n') v.pop_back();
   return sections;
 }
 

@@ -32,7 +32,7 @@ TEST_CASE("excerpts are the marked regions, de-indented") {
 
 TEST_CASE("output steps are cut at the numbered headings") {
   auto s = output_sections("\n== 1. First ==\na\n\n== 2. Second ==\nb\n");
-  CHECK(s["1"] == "== 1. First ==\na\n\n");
+  CHECK(s["1"] == "== 1. First ==\na\n");  // trailing blank lines dropped
   CHECK(s["2"] == "== 2. Second ==\nb\n");
   CHECK(s["all"].find("Second") != std::string::npos);
 }
