@@ -30,7 +30,7 @@ TEST_CASE("lesson 1: the chain rule, the engine and finite differences agree") {
   CHECK(r.dot.find("w = tanh(v)") != std::string::npos);
 }
 
-TEST_CASE("lesson 2: broadcast backward reduces; gradcheck catches a wrong backward") {
+TEST_CASE("lesson 2: broadcast backward reduces, gradcheck catches a wrong backward") {
   std::ostringstream out;
   BroadcastingResult r = run_lesson_broadcasting(out);
   CHECK(r.broadcast_shape == std::vector<int64_t>{2, 3});

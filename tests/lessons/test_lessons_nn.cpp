@@ -67,7 +67,7 @@ TEST_CASE("lesson 6: head shapes, module equality, 2,359,296 weights") {
   CHECK(r.params_bias == 2359296 + 4 * 768);
 }
 
-TEST_CASE("lesson 9: the residual steps are the block; the identity path carries the gradient") {
+TEST_CASE("lesson 9: the residual steps are the block, the identity path carries the gradient") {
   std::ostringstream out;
   EncoderResult r = run_lesson_encoder(out);
   CHECK(r.by_hand_vs_block < 1e-6);
@@ -105,7 +105,7 @@ TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multip
   CHECK(r.base_with < r.base_without / 20);
 }
 
-TEST_CASE("lesson 11: Post-LN pins the stream at sqrt(C); Pre-LN's grows and its gradients shrink") {
+TEST_CASE("lesson 11: Post-LN pins the stream at sqrt(C), Pre-LN's grows and its gradients shrink") {
   std::ostringstream out;
   PreNormResult r = run_lesson_prenorm(out);
   CHECK(r.loss_pre == doctest::Approx(r.loss_pre_model).epsilon(1e-6));
