@@ -238,6 +238,9 @@ void validate_config(const Config& c) {
     throw ConfigError("data.block_size: must be <= model.block_size = " + fmt_num(m.block_size) +
                       " (the positional table has no rows beyond it), got " + fmt_num(d.block_size));
   positive("data.corpus_tokens", d.corpus_tokens);
+  positive("data.corpus_val_tokens", d.corpus_val_tokens);
+  if (d.corpus_order != 1 && d.corpus_order != 2) fail("data.corpus_order", "must be 1 or 2", fmt_num(d.corpus_order));
+  positive("data.task_symbols", d.task_symbols);
   positive("data.task_min_len", d.task_min_len);
   if (d.task_max_len < d.task_min_len)
     fail("data.task_max_len", "must be >= data.task_min_len = " + fmt_num(d.task_min_len), fmt_num(d.task_max_len));

@@ -60,9 +60,12 @@ struct DataConfig {
   double val_fraction = 0.1;
   int64_t block_size = 0;
   int64_t corpus_tokens = 200000;
+  int64_t corpus_val_tokens = 20000;
+  int64_t corpus_order = 2;
   int64_t corpus_seed = 1234;
   int64_t task_min_len = 1;
   int64_t task_max_len = 8;
+  int64_t task_symbols = 10;
   int64_t task_eval_size = 500;
   std::string cache_dir = "";
 
@@ -73,10 +76,13 @@ struct DataConfig {
     f("bpe_vocab_size", bpe_vocab_size, "vocabulary size the BPE tokenizer learns (at least 256)");
     f("val_fraction", val_fraction, "fraction of the text held out (at the end) for validation");
     f("block_size", block_size, "training window length in tokens; 0 means model.block_size");
-    f("corpus_tokens", corpus_tokens, "length of the built-in synthetic corpus in tokens");
+    f("corpus_tokens", corpus_tokens, "synthetic corpus: training text length in tokens");
+    f("corpus_val_tokens", corpus_val_tokens, "synthetic corpus: validation text length in tokens");
+    f("corpus_order", corpus_order, "synthetic corpus: symbols of context the Markov source uses (1 or 2)");
     f("corpus_seed", corpus_seed, "seed of the synthetic corpus's Markov source (changes the language itself)");
     f("task_min_len", task_min_len, "seq2seq tasks: shortest input (items, or digits per number for addition)");
     f("task_max_len", task_max_len, "seq2seq tasks: longest input (items, or digits per number for addition)");
+    f("task_symbols", task_symbols, "copy/reverse/sort: distinct content symbols (addition always uses the 10 digits)");
     f("task_eval_size", task_eval_size, "seq2seq tasks: examples in the fixed held-out evaluation set");
     f("cache_dir", cache_dir, "where downloads are kept; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
   }

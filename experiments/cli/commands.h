@@ -15,6 +15,8 @@ void add_sample_command(CLI::App& app);      // cmd_sample.cpp
 void add_gradcheck_command(CLI::App& app);   // cmd_gradcheck.cpp
 void add_data_command(CLI::App& app);        // cmd_data.cpp
 void add_config_doc_command(CLI::App& app);  // cmd_config_doc.cpp
+void add_lesson_command(CLI::App& app);      // cmd_lesson.cpp
+void add_compare_command(CLI::App& app);     // cmd_compare.cpp
 
 // The process exit code a subcommand asks for (0 unless it sets it, e.g. gradcheck failures).
 void set_exit_code(int code);

@@ -18,7 +18,13 @@ int main(int argc, char** argv) {
   CLI::App app{"scratchformer: train small transformers built from scratch, and watch how they learn."};
   app.require_subcommand(1);
   app.fallthrough();
+  sf::add_train_command(app);
+  sf::add_eval_command(app);
+  sf::add_sample_command(app);
+  sf::add_gradcheck_command(app);
+  sf::add_data_command(app);
   sf::add_config_doc_command(app);
+  sf::add_lesson_command(app);
 
   try {
     sf::init_threads_from_env();

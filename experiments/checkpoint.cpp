@@ -1,0 +1,119 @@
+// checkpoint.cpp: tensor files + a record with their sizes and hashes, the record written last.
+#include "experiments/checkpoint.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "autograd/errors.h"
+#include "data/sha256.h"
+#include "experiments/atomic_file.h"
+#include "nn/safetensors.h"
+#include "nn/state_dict.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string checkpoint_record_path(const std::string& run_dir, const std::string& name) {
+  return (fs::path(run_dir) / "checkpoints" / (name + ".json")).string();
+}
+
+// Writes bytes atomically and returns {"path": file name, "bytes": n, "sha256": hex}.
+static json write_part(const fs::path& dir, const std::string& file, const std::string& bytes) {
+  atomic_write_file((dir / file).string(), bytes);
+  return {{"path", file}, {"bytes", bytes.size()}, {"sha256", data::sha256_hex(bytes)}};
+}
+
+void save_checkpoint(const std::string& run_dir, const std::string& name, int64_t step, Task& task,
+                     const Optimizer& optimizer, const MixedPrecision& mp, const json& config,
+                     const json& loop) {
+  fs::path dir = fs::path(run_dir) / "checkpoints";
+  fs::create_directories(dir);
+  char stem[64];
+  std::snprintf(stem, sizeof stem, "%s-%06lld", name.c_str(), static_cast<long long>(step));
+
+  // 1. The tensor files (each atomic).
+  Metadata meta{{"format", "scratchformer"}, {"step", std::to_string(step)}};
+  std::string weights = safetensors_bytes(state_dict(task.model()), meta);
+  OptimizerState opt = optimizer.state_dict();
+  std::string optim = safetensors_bytes(opt.tensors);
+  json record;
+  record["format"] = 1;
+  record["name"] = name;
+  record["step"] = step;
+  record["files"] = {{"weights", write_part(dir, std::string(stem) + ".weights.safetensors", weights)},
+                     {"optimizer", write_part(dir, std::string(stem) + ".optim.safetensors", optim)}};
+  // 2. The record: everything else, small and JSON. Writing it is the commit.
+  record["optimizer"] = opt.scalars;
+  record["precision"] = mp.state_dict();
+  record["data"] = task.data_state();
+  record["loop"] = loop;
+  record["config"] = config;
+  record["tokenizer"] = task.tokenizer_json();
+  atomic_write_file(checkpoint_record_path(run_dir, name), record.dump(1));
+
+  // 3. Remove this checkpoint's older tensor files (and temporaries left by a crash).
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string f = e.path().filename().string();
+    bool ours = f.rfind(name + "-", 0) == 0;
+    if ((ours && f.rfind(stem, 0) != 0) || (ours && f.find(".tmp.") != std::string::npos)) fs::remove(e.path());
+  }
+}
+
+json read_checkpoint_record(const std::string& record_path) {
+  if (!fs::is_regular_file(record_path)) throw CheckpointError(record_path + ": no such checkpoint record");
+  json record = json::parse(read_whole_file(record_path), nullptr, false);
+  if (record.is_discarded() || !record.is_object() || !record.contains("files") || !record.contains("step"))
+    throw CheckpointError(record_path + ": not a valid checkpoint record (truncated or corrupt JSON)");
+  fs::path dir = fs::path(record_path).parent_path();
+  for (const char* part : {"weights", "optimizer"}) {
+    if (!record["files"].contains(part)) throw CheckpointError(record_path + ": the record lists no " + part + " file");
+    const json& f = record["files"][part];
+    std::string path = (dir / f.value("path", "")).string();
+    if (!fs::is_regular_file(path)) throw CheckpointError(path + ": missing (the checkpoint " + record_path + " needs it)");
+    uint64_t size = fs::file_size(path), expected = f.value("bytes", uint64_t{0});
+    if (size != expected)
+      throw CheckpointError(path + ": " + std::to_string(size) + " bytes, but the checkpoint record says " +
+                            std::to_string(expected) + " (truncated or overwritten)");
+    if (data::sha256_hex(read_whole_file(path)) != f.value("sha256", ""))
+      throw CheckpointError(path + ": sha256 differs from the checkpoint record (the file is corrupt)");
+  }
+  return record;
+}
+
+void restore_checkpoint(const std::string& record_path, const json& record, Task& task, Optimizer* optimizer,
+                        MixedPrecision* mp) {
+  fs::path dir = fs::path(record_path).parent_path();
+  std::string weights_path = (dir / record["files"]["weights"]["path"].get<std::string>()).string();
+  NamedTensors weights = load_safetensors_from_bytes(read_whole_file(weights_path), weights_path);
+  OptimizerState opt;
+  if (optimizer) {
+    std::string optim_path = (dir / record["files"]["optimizer"]["path"].get<std::string>()).string();
+    opt.tensors = load_safetensors_from_bytes(read_whole_file(optim_path), optim_path);
+    opt.scalars = record.at("optimizer");
+  }
+  // Everything is read and checked before the first assignment: a mismatch throws with the
+  // model untouched (load_state_dict checks all names and shapes before copying).
+  load_state_dict(task.model(), weights, weights_path);
+  try {
+    if (optimizer) optimizer->load_state_dict(opt);
+    if (mp) mp->load_state_dict(record.at("precision"));
+    if (optimizer || mp) task.set_data_state(record.at("data"));
+  } catch (const json::exception& e) {
+    throw CheckpointError(record_path + ": " + e.what());
+  }
+}
+
+std::string find_checkpoint(const std::string& arg, const std::string& prefer) {
+  if (fs::is_regular_file(arg)) return arg;
+  if (!fs::is_directory(arg)) throw CheckpointError(arg + ": no such run directory or checkpoint record");
+  std::string other = prefer == "best" ? "last" : "best";
+  for (const std::string& name : {prefer, other}) {
+    std::string p = checkpoint_record_path(arg, name);
+    if (fs::is_regular_file(p)) return p;
+  }
+  throw CheckpointError(arg + ": no checkpoint in this run (expected checkpoints/best.json or checkpoints/last.json)");
+}
+
+}  // namespace sf

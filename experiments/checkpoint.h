@@ -1,0 +1,49 @@
+// checkpoint.h: saving a run so that it can continue exactly, and finding what to evaluate.
+//
+// A checkpoint named `last` or `best` lives in RUN_DIR/checkpoints/ as three files:
+//
+//   last-000120.weights.safetensors   the model's parameters (nn's names, loadable on their own)
+//   last-000120.optim.safetensors     the optimizer's state tensors (Adam's exp_avg, ...)
+//   last.json                         the record: step, config, tokenizer, optimizer scalars,
+//                                     loss-scaler, RNG and data position, and the size and
+//                                     sha256 of both tensor files
+//
+// Each file is written atomically (temporary file, fsync, rename), tensor files first and the
+// record last: the record is the commit point, so a crash at any moment leaves the previous
+// record pointing at its own intact files. Files no record refers to are removed afterwards.
+// Loading checks sizes and hashes before touching the model: a truncated or corrupt file is a
+// CheckpointError naming it, and nothing is modified.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/task.h"
+#include "optim/mixed_precision.h"
+#include "optim/optimizer.h"
+
+namespace sf {
+
+// Writes checkpoint `name` of the run in run_dir. `loop` holds the training loop's own scalars
+// (step, best val loss, counters); `config` and `tokenizer` are stored for eval and sample.
+void save_checkpoint(const std::string& run_dir, const std::string& name, int64_t step, Task& task,
+                     const Optimizer& optimizer, const MixedPrecision& mp, const nlohmann::json& config,
+                     const nlohmann::json& loop);
+
+// Reads and verifies a checkpoint record (RUN_DIR/checkpoints/<name>.json): the JSON parses and
+// both tensor files exist with the recorded size and sha256. Returns the record.
+nlohmann::json read_checkpoint_record(const std::string& record_path);
+
+// Restores the model weights (always), and when given the optimizer, the loss scaler and the data
+// position / RNG state, from a verified record. Nothing is modified when any part does not fit.
+void restore_checkpoint(const std::string& record_path, const nlohmann::json& record, Task& task,
+                        Optimizer* optimizer, MixedPrecision* mp);
+
+// The record a RUN_OR_CHECKPOINT argument names: a record file itself, or a run directory
+// (its `prefer` checkpoint, else the other one). CheckpointError when there is none.
+std::string find_checkpoint(const std::string& run_or_checkpoint, const std::string& prefer = "best");
+
+// RUN_DIR/checkpoints/<name>.json
+std::string checkpoint_record_path(const std::string& run_dir, const std::string& name);
+
+}  // namespace sf

@@ -1,0 +1,46 @@
+// cmd_eval.cpp: `scratchformer eval RUN_OR_CHECKPOINT`: loss and perplexity on the whole val
+// split (and exact-match accuracy for seq2seq tasks) of a run's best (else last) checkpoint.
+#include <cmath>
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "autograd/lowp.h"
+#include "experiments/checkpoint.h"
+#include "experiments/cli/commands.h"
+#include "experiments/config.h"
+#include "experiments/task.h"
+
+namespace sf {
+
+void add_eval_command(CLI::App& app) {
+  auto target = std::make_shared<std::string>();
+  auto iters = std::make_shared<int64_t>(0);
+  auto* cmd = app.add_subcommand("eval", "evaluate a run's checkpoint on the validation data");
+  cmd->add_option("run", *target, "a run directory (uses checkpoints/best.json, else last.json) or a checkpoint .json")
+      ->required();
+  cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches");
+  cmd->callback([target, iters] {
+    std::string record_path = find_checkpoint(*target, "best");
+    nlohmann::json record = read_checkpoint_record(record_path);
+    Config c = config_from_json(record.at("config"));
+    validate_config(c);
+    std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
+    restore_checkpoint(record_path, record, *task, nullptr, nullptr);
+    std::printf("%s (step %lld)\n", record_path.c_str(), static_cast<long long>(record["step"].get<int64_t>()));
+    AutocastGuard autocast(c.precision.dtype == "fp16" ? Precision::fp16
+                           : c.precision.dtype == "bf16" ? Precision::bf16 : Precision::fp32);
+    if (*iters > 0) {
+      double est = task->estimate_loss("val", *iters, static_cast<uint64_t>(c.train.seed));
+      std::printf("val loss (estimate, %lld batches): %.4f\n", static_cast<long long>(*iters), est);
+    }
+    EvalReport r = task->full_eval();
+    std::printf("val loss %.4f, perplexity %.3f", r.loss, r.perplexity);
+    if (r.accuracy >= 0) std::printf(", exact match %.2f%%", 100 * r.accuracy);
+    std::printf(" (%s)\n", r.detail.c_str());
+    if (task->entropy_floor() >= 0)
+      std::printf("entropy floor %.4f: %+.4f nats/token above it\n", task->entropy_floor(), r.loss - task->entropy_floor());
+  });
+}
+
+}  // namespace sf

@@ -1,0 +1,68 @@
+// cmd_train.cpp: `scratchformer train CONFIG [--set section.key=value]... [--resume RUN_DIR]`.
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "autograd/errors.h"
+#include "experiments/cli/commands.h"
+#include "experiments/config.h"
+#include "experiments/train.h"
+
+namespace sf {
+
+namespace {
+struct TrainArgs {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string resume;
+};
+}  // namespace
+
+// Keys that may differ between a run's saved config and the config it is resumed with.
+static bool may_change_on_resume(const std::string& section, const std::string& key) {
+  return (section == "train" && (key == "steps" || key == "threads" || key == "log_interval" || key == "samples")) ||
+         section == "output" || section == "description";
+}
+
+static Config resume_config(const TrainArgs& a) {
+  Config saved = load_run_config(a.resume);
+  if (a.config.empty() && a.overrides.empty()) return saved;
+  // A config given with --resume must describe the same experiment.
+  nlohmann::json saved_json = config_to_json(saved);
+  nlohmann::json j = config_to_json(a.config.empty() ? saved : load_config(a.config));
+  for (const auto& o : a.overrides) apply_override(j, o);
+  Config now = config_from_json(j);
+  nlohmann::json now_json = config_to_json(now);
+  for (const auto& [section, obj] : now_json.items()) {
+    if (!obj.is_object()) continue;
+    for (const auto& [key, value] : obj.items())
+      if (value != saved_json[section][key] && !may_change_on_resume(section, key))
+        throw ConfigError(section + "." + key + ": differs from the run being resumed (saved " +
+                          saved_json[section][key].dump() + ", now " + value.dump() +
+                          "); a resumed run keeps its config except train.steps and output.*");
+  }
+  now.output.run_dir = a.resume;
+  validate_config(now);
+  return now;
+}
+
+void add_train_command(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  auto* cmd = app.add_subcommand("train", "train a model as a JSON config says (see configs/README.md)");
+  cmd->add_option("config", args->config, "the experiment's JSON config, e.g. configs/default.json");
+  cmd->add_option("--set", args->overrides, "override one config key: --set optim.lr=3e-4 (repeatable)");
+  cmd->add_option("--resume", args->resume, "continue the run in RUN_DIR from its last checkpoint, exactly");
+  cmd->callback([args] {
+    if (args->resume.empty()) {
+      if (args->config.empty()) throw ConfigError("train: give a config file (e.g. configs/default.json) or --resume RUN_DIR");
+      train(load_config(args->config, args->overrides));
+      return;
+    }
+    TrainOptions options;
+    options.resume = true;
+    train(resume_config(*args), options);
+  });
+}
+
+}  // namespace sf

@@ -1,0 +1,52 @@
+// lm_data.cpp: from data.* config keys to the data library's loaders.
+#include "experiments/lm_data.h"
+
+#include "autograd/errors.h"
+#include "data/markov_corpus.h"
+#include "data/text_dataset.h"
+#include "data/tiny_shakespeare.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+
+static data::LmData load_text(const Config& c, const std::string& path, const json& tokenizer) {
+  data::TextDataConfig t;
+  t.path = path;
+  t.val_fraction = c.data.val_fraction;
+  t.block_size = c.data.block_size ? c.data.block_size : c.model.block_size;
+  data::TokenizerConfig k;
+  k.type = c.data.tokenizer;
+  k.vocab_size = static_cast<int32_t>(c.data.bpe_vocab_size);
+  std::shared_ptr<const data::Tokenizer> tok;
+  if (!tokenizer.is_null()) tok = data::tokenizer_from_json(tokenizer, "tokenizer.json");
+  return data::load_text_dataset(t, k, tok);
+}
+
+data::LmData load_lm_data(const Config& c, const json& tokenizer) {
+  const std::string& d = c.data.dataset;
+  if (d == "text") return load_text(c, c.data.path, tokenizer);
+  if (d == "shakespeare") {  // an existing verified copy; `scratchformer data shakespeare` downloads it
+    data::ShakespeareOptions o;
+    o.cache_dir = c.data.cache_dir.empty() ? data::default_cache_dir() : std::filesystem::path(c.data.cache_dir);
+    o.download = false;
+    std::filesystem::path path;
+    try {
+      path = data::ensure_tiny_shakespeare(o);
+    } catch (const DataError& e) {
+      throw DataError(std::string(e.what()) + " (run `scratchformer data shakespeare` to download it)");
+    }
+    return load_text(c, path.string(), tokenizer);
+  }
+  if (d == "synthetic") {  // generated from the seed: no files, known entropy rate
+    data::MarkovConfig m;
+    m.seed = static_cast<uint64_t>(c.data.corpus_seed);
+    m.order = c.data.corpus_order;
+    m.train_tokens = c.data.corpus_tokens;
+    m.val_tokens = c.data.corpus_val_tokens;
+    return data::markov_lm_data(m);
+  }
+  throw ConfigError("data.dataset: " + d + " is not a language-modelling dataset this build knows");
+}
+
+}  // namespace sf

@@ -1,0 +1,212 @@
+// lm_task.cpp: a GPT learning to predict the next token of a corpus (the built-in synthetic
+// language, your own text, or Tiny Shakespeare), and the model-size estimate every task uses.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "autograd/errors.h"
+#include "autograd/ops.h"
+#include "data/lm_batches.h"
+#include "data/text_dataset.h"
+#include "experiments/lm_data.h"
+#include "experiments/sampling.h"
+#include "experiments/task.h"
+#include "nn/gpt.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+
+// ---- size estimate, before anything is allocated ----
+
+std::string ModelSizeEstimate::describe() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.3gM parameters, about %.2g GB to train (%.2g GB weights+grads+optimizer, %.2g GB activations)",
+                parameters / 1e6, (state_bytes + activation_bytes) / 1e9, state_bytes / 1e9, activation_bytes / 1e9);
+  return buf;
+}
+
+ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
+  const ModelConfig& m = c.model;
+  const double C = static_cast<double>(m.n_embd), F = static_cast<double>(m.d_ff ? m.d_ff : 4 * m.n_embd);
+  const double P = static_cast<double>(m.block_size), b = m.bias ? 1.0 : 0.0;
+  const double ln = C + b * C;
+  const double attn = 3 * C * C + b * 3 * C + C * C + b * C;  // q, k, v and the output projection
+  const double mlp = F * C + b * F + C * F + b * C;
+  const double encoder_block = 2 * ln + attn + mlp;
+  const double decoder_block = 3 * ln + 2 * attn + mlp;        // + cross-attention
+  const double pos = m.pos_encoding == "learned" ? P * C : 0.0;
+  const double final_ln = m.norm == "pre" ? ln : 0.0;
+  double n = 0, acts = 0;
+  const double B = static_cast<double>(c.train.batch_size), H = static_cast<double>(m.n_head);
+  const double T = static_cast<double>(c.data.block_size ? c.data.block_size : m.block_size);
+  const double L = static_cast<double>(m.n_layer);
+  if (m.type == "gpt") {
+    n = V * C + pos + L * encoder_block + final_ln + (m.tie_weights ? 0.0 : V * C);
+    // Per layer about 16 (B, T, C) tensors and 3 (B, H, T, T) ones are kept for backward;
+    // the logits and their gradient are 2-3 (B, T, V).
+    acts = L * (B * T * (12 * C + 2 * F) + 3 * B * H * T * T) + 3 * B * T * V;
+  } else {
+    const double Ld = static_cast<double>(m.n_decoder_layer ? m.n_decoder_layer : m.n_layer);
+    n = V * C + 2 * pos + L * encoder_block + Ld * decoder_block + 2 * final_ln + (m.tie_weights ? 0.0 : V * C + V);
+    acts = (L + 2 * Ld) * (B * T * (12 * C + 2 * F) + 3 * B * H * T * T) + 3 * B * T * V;
+  }
+  ModelSizeEstimate e;
+  e.parameters = n < 9e18 ? static_cast<int64_t>(n) : INT64_MAX;  // (a cast of a larger double is UB)
+  e.state_bytes = 4.0 * 4.0 * n;  // weights, gradients, Adam's m and v
+  e.activation_bytes = 4.0 * acts;
+  return e;
+}
+
+static double available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024.0;
+  return static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+}
+
+void check_model_size(const Config& c, int64_t vocab_size) {
+  ModelSizeEstimate e = estimate_model_size(c, vocab_size);
+  if (e.parameters > 2'000'000'000)
+    throw ConfigError("model: " + e.describe() + " with vocab " + std::to_string(vocab_size) +
+                      "; this CPU framework refuses more than 2e9 parameters (lower model.n_layer or model.n_embd)");
+  double need = e.state_bytes + e.activation_bytes, have = available_memory_bytes();
+  if (need > have) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.2g GB of memory available", have / 1e9);
+    throw ConfigError("model: " + e.describe() + ", more than the " + buf +
+                      " (lower train.batch_size, data.block_size, model.n_embd or model.n_layer)");
+  }
+}
+
+// ---- the language-modelling task ----
+
+namespace {
+
+class LmTask : public Task {
+ public:
+  LmTask(const Config& c, data::LmData data)
+      : config_(c), data_(std::move(data)),
+        T_(c.data.block_size ? c.data.block_size : c.model.block_size),
+        train_batches_(data_.train, T_, c.train.batch_size, static_cast<uint64_t>(c.train.seed), "train split") {
+    if (!data_.val || data_.val->size() < static_cast<size_t>(T_ + 1))
+      throw DataError(describe_data() + ": the val split holds fewer than block_size + 1 = " +
+                      std::to_string(T_ + 1) + " tokens (lower data.block_size or raise data.val_fraction)");
+    check_model_size(c, data_.tokenizer->vocab_size());
+    GPTConfig g;
+    g.vocab_size = data_.tokenizer->vocab_size();
+    g.block_size = c.model.block_size;
+    g.n_layer = c.model.n_layer;
+    g.n_head = c.model.n_head;
+    g.n_embd = c.model.n_embd;
+    g.d_ff = c.model.d_ff;
+    g.dropout = c.model.dropout;
+    g.bias = c.model.bias;
+    g.tied_head = c.model.tie_weights;
+    g.pos_encoding = c.model.pos_encoding;
+    g.norm = c.model.norm;
+    g.activation = c.model.activation;
+    g.init = c.model.init;
+    g.window = c.model.window;
+    g.seed = static_cast<uint64_t>(c.train.seed);
+    model_ = std::make_unique<GPT>(g);
+  }
+
+  Module& model() override { return *model_; }
+  GPT& gpt() { return *model_; }
+
+  Tensor train_loss() override {
+    data::LmBatch batch = train_batches_.next();                 // inputs, targets (B, T)
+    Tensor logits = model_->forward(batch.inputs);               // (B, T, V)
+    return cross_entropy(logits, batch.targets, -1, config_.train.label_smoothing);
+  }
+
+  double estimate_loss(const std::string& split, int64_t iters, uint64_t seed) override {
+    const data::Tokens& tokens = split == "train" ? data_.train : data_.val;
+    data::RandomWindows windows(tokens, T_, config_.train.batch_size, seed, split + " split");
+    EvalMode mode(*model_);
+    double total = 0;
+    for (int64_t i = 0; i < iters; ++i) {
+      data::LmBatch batch = windows.next();
+      total += cross_entropy(model_->forward(batch.inputs), batch.targets, -1).item();
+    }
+    return total / static_cast<double>(iters);
+  }
+
+  EvalReport full_eval() override {
+    data::SequentialWindows windows(data_.val, T_, config_.train.batch_size, "val split");
+    EvalMode mode(*model_);
+    double total = 0;
+    int64_t rows = 0;
+    for (int64_t i = 0; i < windows.num_batches(); ++i) {
+      data::LmBatch batch = windows.batch(i);
+      int64_t b = batch.inputs.shape[0];  // every row scores T targets, so weight by rows
+      total += cross_entropy(model_->forward(batch.inputs), batch.targets, -1).item() * static_cast<double>(b);
+      rows += b;
+    }
+    EvalReport r;
+    r.loss = total / static_cast<double>(rows);
+    r.perplexity = std::exp(r.loss);
+    r.examples = rows;
+    r.detail = std::to_string(rows) + " non-overlapping windows of " + std::to_string(T_) + " tokens";
+    return r;
+  }
+
+  int64_t tokens_per_step() const override { return config_.train.batch_size * T_; }
+  double entropy_floor() const override { return data_.entropy_floor; }
+
+  std::vector<std::string> samples(int64_t count, int64_t max_tokens, uint64_t seed) override {
+    Generator gen(seed);
+    SampleOptions o;
+    o.max_new_tokens = max_tokens;
+    o.temperature = 0.8;
+    o.top_k = 0;
+    std::vector<std::string> out;
+    for (int64_t i = 0; i < count; ++i) {
+      // Each sample starts from one token of the val split, as a prompt.
+      int32_t first = (*data_.val)[static_cast<size_t>(gen.randint(static_cast<int64_t>(data_.val->size())))];
+      out.push_back(data_.tokenizer->decode(sample_gpt(*model_, {first}, o, gen)));
+    }
+    return out;
+  }
+
+  json data_state() const override {
+    return {{"train_windows", train_batches_.get_state()}, {"dropout_rng", model_->generator().state()}};
+  }
+  void set_data_state(const json& s) override {
+    if (!s.contains("train_windows") || !s.contains("dropout_rng"))
+      throw CheckpointError("data state: missing \"train_windows\" or \"dropout_rng\"");
+    train_batches_.set_state(s["train_windows"]);
+    model_->generator().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
+  }
+  json tokenizer_json() const override { return data_.tokenizer->to_json(); }
+  std::string describe_data() const override { return data_.description; }
+  const data::LmData& data() const { return data_; }
+
+ private:
+
+  Config config_;
+  data::LmData data_;
+  int64_t T_;
+  data::RandomWindows train_batches_;
+  std::unique_ptr<GPT> model_;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_lm_task(const Config& c, const json& tokenizer) {
+  return std::make_unique<LmTask>(c, load_lm_data(c, tokenizer));
+}
+
+GPT* as_gpt(Task& task) {
+  auto* lm = dynamic_cast<LmTask*>(&task);
+  return lm ? &lm->gpt() : nullptr;
+}
+
+}  // namespace sf

@@ -1,0 +1,83 @@
+// progress.cpp: the progress bar and the plain log lines.
+#include "experiments/progress.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+namespace sf {
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  auto s = static_cast<int64_t>(std::llround(seconds));
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
+  else if (s >= 60) std::snprintf(buf, sizeof buf, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+  else std::snprintf(buf, sizeof buf, "%llds", (long long)s);
+  return buf;
+}
+
+std::string format_si(double x) {
+  char buf[32];
+  if (x >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM", x / 1e6);
+  else if (x >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk", x / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+Progress::Progress(int64_t total_steps, int64_t log_interval, std::ostream& out, bool terminal,
+                   int64_t first_step)
+    : total_(total_steps), interval_(log_interval), out_(out), terminal_(terminal),
+      first_step_(first_step), start_(std::chrono::steady_clock::now()) {}
+
+bool Progress::stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
+
+double Progress::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+std::string Progress::eta(int64_t step) const {
+  int64_t done = step - first_step_;
+  if (done <= 0) return "?";
+  return format_duration(elapsed() / static_cast<double>(done) * static_cast<double>(total_ - step));
+}
+
+void Progress::update(const StepReport& r) {
+  char stats[200];
+  std::snprintf(stats, sizeof stats, "loss %.4f | lr %.2e | norm %.3f | %s tok/s", r.loss, r.lr,
+                r.grad_norm, format_si(r.tokens_per_sec).c_str());
+  std::string scale;
+  if (r.loss_scale > 0) scale = " | scale " + format_si(r.loss_scale);
+  if (terminal_) {
+    const int width = 24;
+    int filled = static_cast<int>(width * r.step / std::max<int64_t>(total_, 1));
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar += std::string(static_cast<size_t>(width - filled), '.');
+    char head[64];
+    std::snprintf(head, sizeof head, "%*lld/%lld [", (int)std::to_string(total_).size(), (long long)r.step,
+                  (long long)total_);
+    out_ << "\r\033[K" << head << bar << "] " << stats << scale << " | ETA " << eta(r.step) << std::flush;
+    bar_shown_ = true;
+    return;
+  }
+  if (r.step % interval_ != 0 && r.step != total_) return;
+  char head[64];
+  std::snprintf(head, sizeof head, "step %lld/%lld | ", (long long)r.step, (long long)total_);
+  out_ << head << stats << scale << " | " << format_duration(elapsed()) << " elapsed, ETA "
+       << eta(r.step) << "\n" << std::flush;
+}
+
+void Progress::line(const std::string& text) {
+  if (terminal_ && bar_shown_) out_ << "\r\033[K";
+  out_ << text << "\n" << std::flush;
+  bar_shown_ = false;
+}
+
+void Progress::finish() {
+  if (terminal_ && bar_shown_) out_ << "\n" << std::flush;
+  bar_shown_ = false;
+}
+
+}  // namespace sf

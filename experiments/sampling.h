@@ -1,0 +1,29 @@
+// sampling.h: drawing text from a trained GPT, one token at a time with the KV cache.
+//
+// Each new token is drawn from softmax(logits / temperature) over the last position, restricted
+// to the top_k most likely tokens (0 = all) and then to the smallest set whose probability
+// reaches top_p (nucleus sampling; 1 = all). temperature 0 picks the most likely token.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "autograd/tensor.h"
+#include "nn/gpt.h"
+
+namespace sf {
+
+struct SampleOptions {
+  int64_t max_new_tokens = 200;
+  double temperature = 1.0;
+  int64_t top_k = 0;
+  double top_p = 1.0;
+};
+
+// The index drawn from one row of logits (V values) under the options above.
+int32_t sample_from_logits(const float* logits, int64_t V, const SampleOptions& o, Generator& gen);
+
+// prompt (at least one token) followed by max_new_tokens sampled tokens. Runs the model in eval
+// mode without gradients; the context slides (and the cache is recomputed) past block_size.
+std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> prompt, const SampleOptions& o, Generator& gen);
+
+}  // namespace sf

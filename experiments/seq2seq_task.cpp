@@ -1,0 +1,189 @@
+// seq2seq_task.cpp: the encoder-decoder Transformer learning a synthetic sequence-to-sequence
+// task (copy, reverse, sort, addition), scored by exact match on a fixed held-out set.
+#include <cmath>
+#include <cstdio>
+
+#include "autograd/errors.h"
+#include "autograd/ops.h"
+#include "data/seq2seq_batch.h"
+#include "data/seq2seq_tasks.h"
+#include "experiments/task.h"
+#include "nn/transformer.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+
+namespace {
+
+data::Seq2SeqConfig task_config(const Config& c) {
+  data::Seq2SeqConfig t;
+  t.task = c.data.dataset;
+  t.min_len = c.data.task_min_len;
+  t.max_len = c.data.task_max_len;
+  t.num_symbols = c.data.task_symbols;
+  t.eval_size = c.data.task_eval_size;
+  data::check_seq2seq_config(t);
+  return t;
+}
+
+class Seq2SeqTask : public Task {
+ public:
+  explicit Seq2SeqTask(const Config& c)
+      : config_(c), cfg_(task_config(c)), task_(cfg_, static_cast<uint64_t>(c.train.seed)) {
+    const int64_t longest = std::max(task_.max_src_len(), task_.max_tgt_len() + 1);  // + <bos> / <eos>
+    if (c.model.block_size < longest)
+      throw ConfigError("model.block_size: must be >= " + std::to_string(longest) + ", the longest sequence of task \"" +
+                        cfg_.task + "\" with data.task_max_len = " + std::to_string(cfg_.max_len) + ", got " +
+                        std::to_string(c.model.block_size));
+    check_model_size(c, task_.vocab_size());
+    TransformerConfig t;
+    t.src_vocab_size = t.tgt_vocab_size = task_.vocab_size();
+    t.max_len = c.model.block_size;
+    t.n_encoder_layers = c.model.n_layer;
+    t.n_decoder_layers = c.model.n_decoder_layer ? c.model.n_decoder_layer : c.model.n_layer;
+    t.n_head = c.model.n_head;
+    t.d_model = c.model.n_embd;
+    t.d_ff = c.model.d_ff;
+    t.dropout = c.model.dropout;
+    t.bias = c.model.bias;
+    t.shared_embeddings = true;  // one vocabulary for sources and targets
+    t.tied_head = c.model.tie_weights;
+    t.pos_encoding = c.model.pos_encoding;
+    t.norm = c.model.norm;
+    t.activation = c.model.activation;
+    t.init = c.model.init;
+    t.seed = static_cast<uint64_t>(c.train.seed);
+    model_ = std::make_unique<Transformer>(t);
+  }
+
+  Module& model() override { return *model_; }
+
+  // Teacher forcing: the decoder reads <bos> + target and predicts target + <eos>.
+  Tensor loss_on(const data::Seq2SeqBatch& b, double label_smoothing) {
+    Tensor logits = model_->forward(b.src, b.tgt_in, b.src_pad_mask, b.tgt_pad_mask);  // (B, U, V)
+    return cross_entropy(logits, b.tgt_out, -100, label_smoothing);
+  }
+
+  Tensor train_loss() override {
+    data::Seq2SeqBatch b = data::collate(task_.next_batch(config_.train.batch_size));
+    last_tokens_ = b.src.numel() + b.tgt_in.numel();
+    return loss_on(b, config_.train.label_smoothing);
+  }
+
+  double estimate_loss(const std::string& split, int64_t iters, uint64_t seed) override {
+    EvalMode mode(*model_);
+    data::Seq2SeqTask fresh(cfg_, seed);  // "train": new examples from the training distribution
+    Generator gen(seed);
+    const auto& held_out = task_.eval_set();
+    double total = 0;
+    for (int64_t i = 0; i < iters; ++i) {
+      std::vector<data::Example> examples;
+      if (split == "train") {
+        examples = fresh.next_batch(config_.train.batch_size);
+      } else {  // "val": random examples of the held-out set
+        for (int64_t j = 0; j < config_.train.batch_size; ++j)
+          examples.push_back(held_out[static_cast<size_t>(gen.randint(static_cast<int64_t>(held_out.size())))]);
+      }
+      total += loss_on(data::collate(examples), 0.0).item();
+    }
+    return total / static_cast<double>(iters);
+  }
+
+  // Greedy decoding (KV cache) of examples; predictions without <bos>, cut at <eos>.
+  std::vector<std::vector<int32_t>> decode(const std::vector<data::Example>& examples) {
+    data::Seq2SeqBatch b = data::collate(examples);
+    IntTensor out = model_->greedy_decode(b.src, b.src_pad_mask, data::kBos, data::kEos, task_.max_tgt_len() + 1);
+    std::vector<std::vector<int32_t>> preds;
+    const int64_t L = out.shape[1];
+    for (int64_t r = 0; r < out.shape[0]; ++r) {
+      std::vector<int32_t> p;
+      for (int64_t t = 1; t < L; ++t) {  // skip <bos>
+        int32_t id = out[r * L + t];
+        if (id == data::kEos) break;
+        p.push_back(id);
+      }
+      preds.push_back(std::move(p));
+    }
+    return preds;
+  }
+
+  EvalReport full_eval() override {
+    EvalMode mode(*model_);
+    const auto& held_out = task_.eval_set();
+    const size_t B = static_cast<size_t>(config_.train.batch_size);
+    double loss_sum = 0;
+    int64_t targets = 0;
+    std::vector<std::vector<int32_t>> preds;
+    for (size_t i = 0; i < held_out.size(); i += B) {
+      std::vector<data::Example> chunk(held_out.begin() + static_cast<std::ptrdiff_t>(i),
+                                       held_out.begin() + static_cast<std::ptrdiff_t>(std::min(i + B, held_out.size())));
+      data::Seq2SeqBatch b = data::collate(chunk);
+      int64_t n = 0;  // scored targets in this batch (the mean is over them)
+      for (int32_t y : b.tgt_out.data) n += y != -100;
+      loss_sum += loss_on(b, 0.0).item() * static_cast<double>(n);
+      targets += n;
+      for (auto& p : decode(chunk)) preds.push_back(std::move(p));
+    }
+    EvalReport r;
+    r.loss = loss_sum / static_cast<double>(targets);
+    r.perplexity = std::exp(r.loss);
+    r.accuracy = data::exact_match_accuracy(preds, held_out);
+    r.examples = static_cast<int64_t>(held_out.size());
+    r.detail = std::to_string(held_out.size()) + " held-out examples, greedy decoding";
+    return r;
+  }
+
+  int64_t tokens_per_step() const override {
+    return last_tokens_ ? last_tokens_ : config_.train.batch_size * (task_.max_src_len() + task_.max_tgt_len() + 1);
+  }
+
+  std::vector<std::string> samples(int64_t count, int64_t, uint64_t) override {
+    EvalMode mode(*model_);
+    const auto& held_out = task_.eval_set();
+    std::vector<data::Example> shown(held_out.begin(), held_out.begin() + std::min<std::ptrdiff_t>(count, held_out.size()));
+    std::vector<std::vector<int32_t>> preds = decode(shown);
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < shown.size(); ++i) {
+      bool ok = preds[i] == shown[i].tgt;
+      lines.push_back(task_.to_string(shown[i].src) + "  ->  " + task_.to_string(preds[i]) +
+                      (ok ? "   (right)" : "   (expected " + task_.to_string(shown[i].tgt) + ")"));
+    }
+    return lines;
+  }
+
+  json data_state() const override {
+    return {{"task", task_.get_state()}, {"dropout_rng", model_->generator_rng().state()}};
+  }
+  void set_data_state(const json& s) override {
+    if (!s.contains("task") || !s.contains("dropout_rng"))
+      throw CheckpointError("data state: missing \"task\" or \"dropout_rng\"");
+    task_.set_state(s["task"]);
+    model_->generator_rng().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
+  }
+  // The "vocabulary" of a task is fixed by its config: special tokens, then the symbols.
+  json tokenizer_json() const override {
+    json names = json::array();
+    for (int32_t i = 0; i < task_.vocab_size(); ++i) names.push_back(task_.token_name(i));
+    return {{"type", "seq2seq_task"}, {"task", cfg_.task}, {"tokens", names}};
+  }
+  std::string describe_data() const override {
+    return "task \"" + cfg_.task + "\", inputs of " + std::to_string(cfg_.min_len) + "-" + std::to_string(cfg_.max_len) +
+           (cfg_.task == "addition" ? " digits" : " symbols") + ", vocab " + std::to_string(task_.vocab_size()) + ", " +
+           std::to_string(task_.eval_set().size()) + " held-out examples";
+  }
+
+ private:
+
+  Config config_;
+  data::Seq2SeqConfig cfg_;
+  data::Seq2SeqTask task_;
+  std::unique_ptr<Transformer> model_;
+  int64_t last_tokens_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Task> make_seq2seq_task(const Config& c, const json&) { return std::make_unique<Seq2SeqTask>(c); }
+
+}  // namespace sf

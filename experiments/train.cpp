@@ -1,0 +1,276 @@
+// train.cpp: the training loop. Reads top to bottom like nanoGPT's train.py:
+//
+//   setup      threads, data + model (the task), optimizer, schedule, mixed precision
+//   run dir    created only now, after everything above succeeded; resolved config saved
+//   resume     weights, optimizer, loss scaler, RNG and data position from checkpoint `last`
+//   loop       lr -> evaluate/checkpoint -> forward/backward/step -> log
+//   finish     final evaluation, loss plot, samples, summary.json
+#include "experiments/train.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+#include "autograd/threads.h"
+#include "experiments/atomic_file.h"
+#include "experiments/checkpoint.h"
+#include "experiments/metrics.h"
+#include "experiments/progress.h"
+#include "optim/adam.h"
+#include "optim/clip.h"
+#include "optim/mixed_precision.h"
+#include "optim/schedule.h"
+#include "optim/sgd.h"
+
+namespace sf {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// ---- setup helpers: config sections -> optim objects ----
+
+static std::unique_ptr<Optimizer> make_optimizer(const OptimConfig& o, Module& model) {
+  NamedParameters params = model.named_parameters();
+  if (o.name == "sgd") {
+    SGDOptions s;
+    s.lr = o.lr, s.momentum = o.momentum, s.weight_decay = o.weight_decay, s.nesterov = o.nesterov;
+    return std::make_unique<SGD>(params, s);
+  }
+  AdamOptions a;
+  a.lr = o.lr, a.beta1 = o.beta1, a.beta2 = o.beta2, a.eps = o.eps, a.weight_decay = o.weight_decay;
+  a.decay_rule = o.decay == "all" ? DecayRule::everything()
+               : o.decay == "all_matrices" ? DecayRule::all_matrices() : DecayRule{};
+  if (o.name == "adam") return std::make_unique<Adam>(params, a);
+  return std::make_unique<AdamW>(params, a);
+}
+
+static ScheduleOptions make_schedule(const Config& c) {
+  ScheduleOptions s;
+  s.kind = parse_schedule_kind(c.schedule.name);
+  s.lr = c.optim.lr;
+  s.min_lr = c.schedule.min_lr;
+  s.warmup_steps = c.schedule.warmup_steps;
+  s.decay_steps = c.schedule.decay_steps ? c.schedule.decay_steps : c.train.steps;
+  s.d_model = c.model.n_embd;
+  validate(s);
+  return s;
+}
+
+static Precision parse_precision(const std::string& p) {
+  return p == "fp16" ? Precision::fp16 : p == "bf16" ? Precision::bf16 : Precision::fp32;
+}
+
+static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
+  GradScalerOptions s;
+  s.init_scale = p.init_scale;
+  s.growth_factor = p.growth_factor;
+  s.backoff_factor = p.backoff_factor;
+  s.growth_interval = p.growth_interval;
+  s.enabled = p.dtype == "fp16" && p.loss_scaling;
+  return MixedPrecision(parse_precision(p.dtype), s);
+}
+
+// A fresh run may not silently mix its files with an older run's.
+static void prepare_run_dir(const Config& c) {
+  fs::path dir = c.output.run_dir;
+  bool has_run = fs::exists(dir / "config.json") || fs::exists(dir / "checkpoints");
+  if (has_run && !c.output.overwrite)
+    throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
+                      dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
+  for (const char* f : {"checkpoints", "metrics.jsonl", "metrics.csv", "loss.png", "summary.json"})
+    fs::remove_all(dir / f);
+  fs::create_directories(dir);
+}
+
+Config load_run_config(const std::string& run_dir) {
+  std::string path = (fs::path(run_dir) / "config.json").string();
+  if (!fs::is_regular_file(path)) throw CheckpointError(run_dir + ": not a run directory (no config.json)");
+  return load_config(path);
+}
+
+static std::string fmt(const char* format, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, x);
+  return buf;
+}
+
+TrainResult train(const Config& config, const TrainOptions& options) {
+  std::ostream& out = options.out ? *options.out : std::cout;
+  const TrainConfig& tc = config.train;
+  const std::string& run_dir = config.output.run_dir;
+  TrainResult result;
+  auto wall_start = Clock::now();
+
+  // ---------------------------------------------------------------- setup
+  if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
+  json saved_record, tokenizer = nullptr;
+  std::string record_path;
+  if (options.resume) {  // the saved vocabulary, so token ids mean what they meant
+    record_path = checkpoint_record_path(run_dir, "last");
+    saved_record = read_checkpoint_record(record_path);
+    tokenizer = saved_record.at("tokenizer");
+  }
+  std::unique_ptr<Task> task = make_task(config, tokenizer);  // data + model (size checked first)
+  Module& model = task->model();
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optim, model);
+  NamedParameters params = model.named_parameters();
+  ScheduleOptions schedule = make_schedule(config);
+  MixedPrecision mp = make_mixed_precision(config.precision);
+
+  // ---------------------------------------------------------------- run directory
+  json config_json = config_to_json(config);
+  if (!options.resume) {
+    prepare_run_dir(config);
+    atomic_write_file((fs::path(run_dir) / "config.json").string(), config_json.dump(2) + "\n");
+    atomic_write_file((fs::path(run_dir) / "tokenizer.json").string(), task->tokenizer_json().dump() + "\n");
+  }
+
+  // ---------------------------------------------------------------- resume
+  int64_t start = 0, clipped = 0;
+  double best_val = INFINITY;
+  if (options.resume) {
+    restore_checkpoint(record_path, saved_record, *task, optimizer.get(), &mp);
+    const json& loop = saved_record.at("loop");
+    start = saved_record.at("step").get<int64_t>();
+    best_val = loop.value("best_val_loss", INFINITY);
+    clipped = loop.value("clipped_steps", int64_t{0});
+  }
+  result.first_step = start;
+  MetricsLog metrics(run_dir, options.resume ? start + 1 : -1);  // a resumed run redoes steps > start
+
+  out << (options.resume ? "resuming " : "training ") << run_dir << " from step " << start << "/" << tc.steps << "\n";
+  if (!config.description.empty()) out << "  " << config.description << "\n";
+  out << "  data: " << task->describe_data() << "\n";
+  out << "  model: " << config.model.type << ", " << format_count(model.num_parameters()) << " parameters, "
+      << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd
+      << ", " << config.precision.dtype << "\n";
+  bool bar = options.progress_bar && options.out == nullptr && Progress::stdout_is_terminal();
+  Progress progress(tc.steps, tc.log_interval, out, bar, start);
+
+  auto loop_state = [&] { return json{{"best_val_loss", best_val}, {"clipped_steps", clipped}}; };
+  auto eval_seed = [&](int64_t step, int split) {  // evaluation draws its own batches
+    return static_cast<uint64_t>(tc.seed) * 1000003ull + static_cast<uint64_t>(step) * 2ull + split;
+  };
+
+  // ---------------------------------------------------------------- the loop
+  model.train();
+  for (int64_t step = start;; ++step) {
+    const bool final_step = step == tc.steps;
+
+    // -- evaluate and checkpoint (at step 0, every eval_interval steps, and at the end) --
+    if ((step % tc.eval_interval == 0 || final_step) && !(options.resume && step == start)) {
+      double train_loss = mp.forward([&] { return task->estimate_loss("train", tc.eval_iters, eval_seed(step, 0)); });
+      double val_loss = mp.forward([&] { return task->estimate_loss("val", tc.eval_iters, eval_seed(step, 1)); });
+      result.val_loss = val_loss;
+      metrics.write({{"kind", "eval"}, {"step", step}, {"time_s", progress.elapsed()}, {"train_loss", train_loss},
+                     {"val_loss", val_loss}, {"val_ppl", std::exp(val_loss)}});
+      progress.line("step " + std::to_string(step) + ": train loss " + fmt("%.4f", train_loss) + ", val loss " +
+                    fmt("%.4f", val_loss));
+      if (val_loss < best_val) {
+        best_val = val_loss;
+        if (config.output.save_best && step > 0)
+          save_checkpoint(run_dir, "best", step, *task, *optimizer, mp, config_json, loop_state());
+      }
+      if (config.output.checkpoint_interval == 0 && step > 0)
+        save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
+    }
+    if (config.output.checkpoint_interval > 0 && step > start &&
+        (step % config.output.checkpoint_interval == 0 || final_step))
+      save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
+    if (final_step || step == options.stop_after) {
+      result.steps_done = step;
+      break;
+    }
+    auto t0 = Clock::now();
+
+    // -- learning rate for this step --
+    double lr = lr_at(schedule, step);
+    optimizer->set_lr(lr);
+
+    // -- forward, backward, update --
+    model.zero_grad();
+    Tensor loss = mp.forward([&] { return task->train_loss(); });
+    mp.backward(loss);
+    const StepStats& stats = mp.unscale_and_check(params);
+    double norm = config.optim.grad_clip > 0 ? clip_grad_norm(params, config.optim.grad_clip) : grad_norm(params);
+    if (config.optim.clip_value > 0) clip_grad_value(params, config.optim.clip_value);
+    bool was_clipped = config.optim.grad_clip > 0 && norm > config.optim.grad_clip;
+    clipped += was_clipped ? 1 : 0;
+    mp.step(*optimizer);
+    mp.update();
+
+    // -- log --
+    double loss_value = loss.item();
+    if (!std::isfinite(loss_value) || loss_value > tc.max_loss)
+      throw NumericalError("training diverged at step " + std::to_string(step + 1) + ": loss " + fmt("%g", loss_value) +
+                           " (lr " + fmt("%.3g", lr) + "); lower optim.lr, raise schedule.warmup_steps or set optim.grad_clip");
+    result.losses.push_back(loss_value);
+    double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    double tok_per_s = static_cast<double>(task->tokens_per_step()) / std::max(dt, 1e-9);
+    json row = {{"kind", "train"}, {"step", step + 1}, {"time_s", progress.elapsed()}, {"loss", loss_value},
+                {"lr", lr}, {"grad_norm", norm}, {"clipped", was_clipped}, {"tok_per_s", tok_per_s}};
+    if (mp.precision() != Precision::fp32) {
+      row["loss_scale"] = stats.loss_scale;
+      row["skipped"] = stats.skipped;
+      row["underflow"] = stats.underflow_fraction;
+    }
+    metrics.write(row);
+    progress.update({step + 1, loss_value, lr, norm, tok_per_s, mp.scaler().enabled() ? stats.loss_scale : 0.0});
+  }
+  progress.finish();
+  result.clipped_steps = clipped;
+  result.skipped_steps = mp.skipped_steps();
+  result.entropy_floor = task->entropy_floor();
+  if (result.steps_done != tc.steps) {  // stopped early (stop_after): no final report
+    result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+    return result;
+  }
+
+  // ---------------------------------------------------------------- finish
+  bool seq2seq = is_seq2seq_dataset(config.data.dataset);
+  json summary = {{"steps", tc.steps}, {"val_loss", result.val_loss}, {"clipped_steps", clipped},
+                  {"skipped_steps", result.skipped_steps}, {"overflow_events", mp.overflow_events()}};
+  out << "done: val loss " << fmt("%.4f", result.val_loss) << " (nanoGPT-style estimate, " << tc.eval_iters
+      << " batches)";
+  if (result.entropy_floor >= 0) {
+    out << "; entropy floor " << fmt("%.4f", result.entropy_floor) << ", "
+        << fmt("%+.4f", result.val_loss - result.entropy_floor) << " nats/token above it";
+    summary["entropy_floor"] = result.entropy_floor;
+  }
+  out << "\n";
+  if (tc.eval_full || seq2seq) {
+    result.full = mp.forward([&] { return task->full_eval(); });
+    out << "  full val: loss " << fmt("%.4f", result.full.loss) << ", perplexity " << fmt("%.3f", result.full.perplexity);
+    if (result.full.accuracy >= 0) out << ", exact match " << fmt("%.1f%%", 100 * result.full.accuracy);
+    out << " (" << result.full.detail << ")\n";
+    summary["full_val_loss"] = result.full.loss;
+    summary["full_val_ppl"] = result.full.perplexity;
+    if (result.full.accuracy >= 0) summary["exact_match"] = result.full.accuracy;
+  }
+  out << "  clipped steps: " << clipped << "/" << tc.steps;
+  if (mp.precision() == Precision::fp16)
+    out << ", skipped (overflow): " << result.skipped_steps << ", final loss scale " << mp.loss_scale();
+  out << "\n";
+  if (config.output.plot) {
+    std::string note = plot_losses(metrics.jsonl_path(), (fs::path(run_dir) / "loss.png").string(), run_dir);
+    out << "  " << (note.empty() ? "loss curve: " + (fs::path(run_dir) / "loss.png").string() : note) << "\n";
+  }
+  if (tc.samples > 0) {
+    out << (seq2seq ? "held-out examples:\n" : "samples:\n");
+    for (const std::string& s : task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7))
+      out << (seq2seq ? "  " : "---\n") << s << "\n";
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  summary["seconds"] = result.seconds;
+  atomic_write_file((fs::path(run_dir) / "summary.json").string(), summary.dump(2) + "\n");
+  out << "  wall time " << format_duration(result.seconds) << "\n";
+  return result;
+}
+
+}  // namespace sf
