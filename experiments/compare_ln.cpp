@@ -30,9 +30,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
   json j = json::parse(in, nullptr, false);
   if (j.is_discarded() || !j.is_object()) throw ConfigError(path + ": invalid JSON (expected an object)");
   CompareStudy study;
-  json compare = j.contains("compare") ? j["compare"] : json::object();
-  j.erase("compare");
   try {
+    for (const std::string& s : overrides) apply_override(j, s);  // compare.* overrides too
+    json compare = j.contains("compare") ? j["compare"] : json::object();
+    j.erase("compare");
     if (!compare.is_object()) throw ConfigError("compare: must be an object");
     CompareOptions& o = study.options;
     for (auto& [key, value] : compare.items()) {
@@ -54,7 +55,6 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
     }
     if (o.grad_batches < 1) throw ConfigError("compare.grad_batches: must be >= 1, got " + std::to_string(o.grad_batches));
     if (o.warmup_steps < 1) throw ConfigError("compare.warmup_steps: must be >= 1, got " + std::to_string(o.warmup_steps));
-    for (const std::string& s : overrides) apply_override(j, s);
     study.base = config_from_json(j);
     validate_config(study.base);
     if (study.base.model.type != "gpt" || is_seq2seq_dataset(study.base.data.dataset))
@@ -329,9 +329,14 @@ std::string run_compare_study(const CompareStudy& study, std::ostream& log) {
      << " mini-batches, then its Frobenius norm (Xiong et al.'s method). ![](grad_norms.png)\n\n"
      << "| layer | Post-LN | Pre-LN |\n|---|---|---|\n";
   for (int64_t i = 0; i < L; ++i) md << "| " << i + 1 << " | " << num(post_grad[i]) << " | " << num(pre_grad[i]) << " |\n";
-  md << "\n**Finding.** Last layer / first layer: Post-LN " << num(post_ratio, 3) << "x, Pre-LN " << num(pre_ratio, 3) << "x. "
-     << (post_ratio > pre_ratio ? "Post-LN gradients grow more toward the output than Pre-LN ones, as the paper finds."
-                                : "Here Post-LN gradients do NOT grow more toward the output than Pre-LN ones, unlike the paper's finding.")
+  auto trend = [](double ratio) {
+    return ratio > 1.1 ? "grow toward the output" : ratio < 0.9 ? "shrink toward the output" : "stay about flat";
+  };
+  md << "\n**Finding.** Last layer / first layer: Post-LN " << num(post_ratio, 3) << "x (the norms "
+     << trend(post_ratio) << "), Pre-LN " << num(pre_ratio, 3) << "x (they " << trend(pre_ratio)
+     << "). The paper: Post-LN norms grow toward the output, Pre-LN norms stay about flat. "
+     << (post_ratio > pre_ratio ? "The output side gets relatively larger gradients in Post-LN than in Pre-LN, the direction the paper finds."
+                                : "The output side does NOT get relatively larger gradients in Post-LN than in Pre-LN here, unlike the paper.")
      << "\n\n## 2. Last layer's gradient norm versus depth\n\n![](depth.png)\n\n| layers | Post-LN | Pre-LN |\n|---|---|---|\n";
   for (size_t i = 0; i < depths.size(); ++i) md << "| " << depths[i] << " | " << num(post_last[i]) << " | " << num(pre_last[i]) << " |\n";
   if (depths.size() >= 2) {

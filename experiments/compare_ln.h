@@ -35,8 +35,8 @@ struct CompareStudy {
   CompareOptions options;
 };
 
-// Reads a study config: a run config plus a "compare" section. --set overrides apply to the run
-// config part. Throws ConfigError naming the key path.
+// Reads a study config: a run config plus a "compare" section. --set overrides apply to both
+// (e.g. train.steps=100, compare.depths=[4,8]). Throws ConfigError naming the key path.
 CompareStudy load_compare_study(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Runs the study and writes the report; progress goes to `log`. Returns the report's path.

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   sf::add_data_command(app);
   sf::add_config_doc_command(app);
   sf::add_lesson_command(app);
+  sf::add_compare_command(app);
 
   try {
     sf::init_threads_from_env();

@@ -23,7 +23,7 @@ static std::string error_of(const json& j) {
   return "";
 }
 
-TEST_CASE("missing keys keep their defaults; present keys are read with their types") {
+TEST_CASE("missing keys keep their defaults, present keys are read with their types") {
   Config c = config_from_json(json{{"model", {{"n_layer", 2}}}, {"optim", {{"lr", 3e-4}}}});
   CHECK(c.model.n_layer == 2);
   CHECK(c.model.n_head == Config{}.model.n_head);

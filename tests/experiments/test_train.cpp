@@ -94,7 +94,7 @@ TEST_CASE("a tiny GPT learns: the loss falls well below its starting value") {
   CHECK(fs::exists(dir / "summary.json"));
 }
 
-TEST_CASE("same config and seed give the same losses bit for bit; another seed does not") {
+TEST_CASE("same config and seed give the same losses bit for bit, another seed does not") {
   Config c = tiny_config("determinism");
   c.train.steps = 20;
   c.model.dropout = 0.1;  // the dropout generator is part of what must repeat
@@ -137,10 +137,12 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
     return;
   }
   Config c = tiny_config("kill9");
-  c.train.steps = 400;
-  c.train.eval_interval = 100;
+  c.train.steps = 5000;  // long enough that the kill lands mid-run; both runs compare the first 200
+  c.train.eval_interval = 1000;
   c.output.checkpoint_interval = 4;
-  TrainResult full = quiet_train(c);
+  TrainOptions first_200;
+  first_200.stop_after = 200;
+  TrainResult full = quiet_train(c, first_200);
 
   fs::path cfg = fs::path(c.output.run_dir).parent_path() / "kill9.json";
   std::ofstream(cfg) << config_to_json(c).dump();
@@ -166,14 +168,15 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
 
   TrainOptions resume;
   resume.resume = true;
+  resume.stop_after = 200;
   TrainResult rest = quiet_train(c, resume);
   CHECK(rest.first_step >= 8);
-  REQUIRE(rest.first_step < 400);
+  REQUIRE(rest.first_step < 200);
   std::vector<double> tail(full.losses.begin() + rest.first_step, full.losses.end());
   CHECK(rest.losses == tail);
 }
 
-TEST_CASE("a truncated or corrupt checkpoint is named; the other checkpoint is untouched") {
+TEST_CASE("a truncated or corrupt checkpoint is named, the other checkpoint is untouched") {
   Config c = tiny_config("corrupt");
   c.train.steps = 20;
   quiet_train(c);
