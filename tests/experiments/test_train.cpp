@@ -144,6 +144,7 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
   first_200.stop_after = 200;
   TrainResult full = quiet_train(c, first_200);
 
+  fs::remove_all(c.output.run_dir);  // the poll below must only see the spawned run's checkpoints
   fs::path cfg = fs::path(c.output.run_dir).parent_path() / "kill9.json";
   std::ofstream(cfg) << config_to_json(c).dump();
   pid_t pid;
