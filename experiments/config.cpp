@@ -156,6 +156,7 @@ void apply_override(json& j, const std::string& assignment) {
   std::string text = assignment.substr(eq + 1);
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = text;  // not JSON: a plain string such as a path
+  if (!j.is_object()) throw ConfigError("--set " + assignment + ": the config is not a JSON object {...}");
   expand_shorthands(j);
   if (!j.contains(section)) j[section] = json::object();
   if (!j[section].is_object())
@@ -312,7 +313,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   json j;
   try {
     j = json::parse(ss.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
     size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
