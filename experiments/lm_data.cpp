@@ -10,9 +10,11 @@ namespace sf {
 
 using json = nlohmann::json;
 
-static data::LmData load_text(const Config& c, const std::string& path, const json& tokenizer) {
+static data::LmData load_text(const Config& c, const std::string& path, const json& tokenizer,
+                              const std::filesystem::path& cache_path = {}) {
   data::TextDataConfig t;
   t.path = path;
+  t.cache_path = cache_path;  // empty: next to the text
   t.val_fraction = c.data.val_fraction;
   t.block_size = c.data.block_size ? c.data.block_size : c.model.block_size;
   data::TokenizerConfig k;
@@ -36,7 +38,11 @@ data::LmData load_lm_data(const Config& c, const json& tokenizer) {
     } catch (const DataError& e) {
       throw DataError(std::string(e.what()) + " (run `scratchformer data shakespeare` to download it)");
     }
-    return load_text(c, path.string(), tokenizer);
+    // The token cache goes into our cache folder, never beside a copy we only read (e.g. shared/).
+    std::error_code ec;
+    std::filesystem::create_directories(o.cache_dir, ec);
+    if (ec) throw DataError("data.cache_dir: cannot create " + o.cache_dir.string() + ": " + ec.message());
+    return load_text(c, path.string(), tokenizer, o.cache_dir / ("tinyshakespeare." + c.data.tokenizer + ".tokens.bin"));
   }
   if (d == "synthetic") {  // generated from the seed: no files, known entropy rate
     data::MarkovConfig m;
