@@ -13,6 +13,7 @@
 #include "data/lm_batches.h"
 #include "experiments/atomic_file.h"
 #include "experiments/lm_data.h"
+#include "experiments/metrics.h"
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "nn/gpt.h"
@@ -166,25 +167,7 @@ std::string num(double v, int digits = 4) {
 
 // Renders a gnuplot script to png_path; returns "" or a one-line note why there is no image.
 std::string plot(const std::string& body, const std::string& png_path) {
-  FILE* probe = ::popen("gnuplot -e 'set terminal' 2>&1", "r");
-  if (!probe) return "no image: gnuplot is not installed (apt install gnuplot-nox)";
-  std::string terminals;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, probe)) terminals.append(buf, n);
-  if (::pclose(probe) != 0 || terminals.find("png") == std::string::npos)
-    return "no image: gnuplot (with a png terminal) is not installed (apt install gnuplot-nox)";
-  std::string terminal = terminals.find("pngcairo") != std::string::npos ? "pngcairo" : "png";
-  std::string tmp = png_path + ".tmp.png";
-  FILE* p = ::popen("gnuplot >/dev/null 2>&1", "w");
-  if (!p) return "no image: could not start gnuplot";
-  std::string script = "set terminal " + terminal + " size 800,480\nset output '" + tmp + "'\nset grid\n" + body + "\nunset output\n";
-  std::fwrite(script.data(), 1, script.size(), p);
-  if (::pclose(p) != 0 || !fs::exists(tmp)) {
-    fs::remove(tmp);
-    return "no image: gnuplot failed on " + png_path;
-  }
-  fs::rename(tmp, png_path);
-  return "";
+  return render_gnuplot_png("set grid\n" + body, png_path, 800, 480);
 }
 
 std::string data_block(const std::string& name, const std::vector<std::vector<double>>& columns) {

@@ -93,9 +93,25 @@ static std::string gnuplot_png_terminal() {
   return "";
 }
 
-std::string plot_losses(const std::string& jsonl_path, const std::string& png_path, const std::string& title) {
+std::string render_gnuplot_png(const std::string& body, const std::string& png_path, int width, int height) {
   std::string terminal = gnuplot_png_terminal();
-  if (terminal.empty()) return "no loss plot: gnuplot (with a png terminal) is not installed (apt install gnuplot-nox)";
+  if (terminal.empty()) return "no image: gnuplot (with a png terminal) is not installed (apt install gnuplot-nox)";
+  std::string tmp = png_path + ".tmp.png";
+  std::string script = "set terminal " + terminal + " size " + std::to_string(width) + "," + std::to_string(height) +
+                       "\nset output '" + tmp + "'\n" + body + "\nunset output\n";
+  FILE* p = ::popen("gnuplot >/dev/null 2>&1", "w");
+  if (!p) return "no image: could not start gnuplot";
+  std::fwrite(script.data(), 1, script.size(), p);
+  int rc = ::pclose(p);
+  if (rc != 0 || !fs::exists(tmp)) {
+    fs::remove(tmp);
+    return "no image: gnuplot failed (exit " + std::to_string(rc) + ") on " + png_path;
+  }
+  fs::rename(tmp, png_path);
+  return "";
+}
+
+std::string plot_losses(const std::string& jsonl_path, const std::string& png_path, const std::string& title) {
   std::ostringstream train, val;
   for (const json& row : read_metrics(jsonl_path)) {
     std::string kind = row.value("kind", "");
@@ -105,28 +121,15 @@ std::string plot_losses(const std::string& jsonl_path, const std::string& png_pa
       val << row["step"].dump() << " " << row["val_loss"].dump() << "\n";
   }
   if (train.str().empty()) return "no loss plot: no training steps logged";
-  std::string tmp = png_path + ".tmp.png";
   std::ostringstream script;
-  script << "set terminal " << terminal << " size 900,520\n"
-         << "set output '" << tmp << "'\n"
-         << "set title " << json(title).dump() << " noenhanced\n"
+  script << "set title " << json(title).dump() << " noenhanced\n"
          << "set xlabel 'step'\nset ylabel 'loss (nats/token)'\nset grid\nset key top right\n"
          << "$train << EOD\n" << train.str() << "EOD\n"
          << "$val << EOD\n" << (val.str().empty() ? "0 NaN\n" : val.str()) << "EOD\n"
          << "plot $train using 1:2 with lines lw 1 lc rgb '#7aa6da' title 'train (per step)', "
-         << "$val using 1:2 with linespoints lw 2 pt 7 lc rgb '#c82829' title 'val'\n"
-         << "unset output\n";
-  FILE* p = ::popen("gnuplot >/dev/null 2>&1", "w");
-  if (!p) return "no loss plot: could not start gnuplot";
-  std::string s = script.str();
-  std::fwrite(s.data(), 1, s.size(), p);
-  int rc = ::pclose(p);
-  if (rc != 0 || !fs::exists(tmp)) {
-    fs::remove(tmp);
-    return "no loss plot: gnuplot failed (exit " + std::to_string(rc) + ")";
-  }
-  fs::rename(tmp, png_path);
-  return "";
+         << "$val using 1:2 with linespoints lw 2 pt 7 lc rgb '#c82829' title 'val'";
+  std::string note = render_gnuplot_png(script.str(), png_path, 900, 520);
+  return note.empty() ? "" : "no loss plot: " + note.substr(std::string("no image: ").size());
 }
 
 }  // namespace sf

@@ -32,6 +32,10 @@ class MetricsLog {
 // Every row of a metrics.jsonl file.
 std::vector<nlohmann::json> read_metrics(const std::string& jsonl_path);
 
+// Renders a gnuplot script body (data blocks, labels, plot command) to png_path, written via a
+// temporary file and a rename. Returns "" on success, else a one-line note why there is no image.
+std::string render_gnuplot_png(const std::string& body, const std::string& png_path, int width, int height);
+
 // Draws the train and val loss curves of metrics.jsonl into png_path with gnuplot. Returns an
 // empty string on success, else a one-line note saying why there is no picture.
 std::string plot_losses(const std::string& jsonl_path, const std::string& png_path,
