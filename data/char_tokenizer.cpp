@@ -78,8 +78,12 @@ CharTokenizer CharTokenizer::from_json(const nlohmann::json& j, const std::strin
     if (!j["unk"].is_boolean()) throw DataError(where + ": char tokenizer field \"unk\" must be true or false");
     unk = j["unk"];
   }
-  std::string chars = j["chars"];
-  return CharTokenizer(utf8_decode(chars, where), unk);
+  std::vector<char32_t> cps = utf8_decode(j["chars"].get<std::string>(), where);
+  try {
+    return CharTokenizer(std::move(cps), unk);
+  } catch (const DataError& e) {  // a repeated character: say which file holds it
+    throw DataError(where + ": " + e.what());
+  }
 }
 
 }  // namespace sf::data

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/errors.h"
+#include "data/utf8.h"
 
 namespace sf {
 
@@ -28,7 +29,18 @@ static std::string fmt_num(double x) {
   return std::string(buf, r.ptr);
 }
 static std::string fmt_num(int64_t x) { return std::to_string(x); }
-static std::string json_quoted(const std::string& s) { return json(s).dump(); }
+// `s` as a JSON string literal: "a\nb". Invalid UTF-8 (possible in a --set value) is shown as
+// U+FFFD instead of throwing, so a message can always be built.
+static std::string json_quoted(const std::string& s) {
+  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+// `s` as it is when it is plain printable UTF-8, else quoted as JSON, so that a name taken from
+// the user's input can never split an error message over two lines.
+static std::string printable(const std::string& s) {
+  bool plain = data::utf8_first_error(s) < 0 &&
+               std::none_of(s.begin(), s.end(), [](char ch) { return (ch >= 0 && ch < 0x20) || ch == 0x7f; });
+  return plain ? s : json_quoted(s);
+}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -71,7 +83,9 @@ static std::string unknown_name_hint(const std::string& word, const std::vector<
 
 // ---- reading one value with its type checked ----
 
-static std::string got(const json& v) { return v.dump() + " (" + v.type_name() + ")"; }
+static std::string got(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace) + " (" + v.type_name() + ")";
+}
 
 static void read_value(const json& v, int64_t& out, const std::string& key) {
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
@@ -113,7 +127,7 @@ Config config_from_json(const json& j_in) {
   c.sections([&](const char* name, auto&, const char*) { section_names.push_back(name); });
   for (const auto& [name, value] : j.items()) {
     if (std::find(section_names.begin(), section_names.end(), name) == section_names.end())
-      throw ConfigError(name + ": unknown section (" + unknown_name_hint(name, section_names) + ")");
+      throw ConfigError(printable(name) + ": unknown section (" + unknown_name_hint(name, section_names) + ")");
   }
   if (j.contains("description")) read_value(j["description"], c.description, "description");
 
@@ -125,7 +139,7 @@ Config config_from_json(const json& j_in) {
     s.fields([&](const char* key, auto&, const char*) { keys.push_back(key); });
     for (const auto& [key, value] : obj.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        throw ConfigError(std::string(section) + "." + key + ": unknown key (" + unknown_name_hint(key, keys) + ")");
+        throw ConfigError(std::string(section) + "." + printable(key) + ": unknown key (" + unknown_name_hint(key, keys) + ")");
     }
     s.fields([&](const char* key, auto& field, const char*) {
       if (obj.contains(key)) read_value(obj[key], field, std::string(section) + "." + key);
@@ -147,20 +161,22 @@ json config_to_json(const Config& c_in) {
 }
 
 void apply_override(json& j, const std::string& assignment) {
+  if (data::utf8_first_error(assignment) >= 0)  // the config is saved as JSON, which is UTF-8
+    throw ConfigError("--set " + printable(assignment) + ": not valid UTF-8 text");
   size_t eq = assignment.find('=');
   size_t dot = assignment.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 || dot + 1 == eq)
-    throw ConfigError("--set " + assignment + ": expected section.key=value, e.g. --set optim.lr=3e-4");
+    throw ConfigError("--set " + printable(assignment) + ": expected section.key=value, e.g. --set optim.lr=3e-4");
   std::string section = assignment.substr(0, dot);
   std::string key = assignment.substr(dot + 1, eq - dot - 1);
   std::string text = assignment.substr(eq + 1);
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = text;  // not JSON: a plain string such as a path
-  if (!j.is_object()) throw ConfigError("--set " + assignment + ": the config is not a JSON object {...}");
+  if (!j.is_object()) throw ConfigError("--set " + printable(assignment) + ": the config is not a JSON object {...}");
   expand_shorthands(j);
   if (!j.contains(section)) j[section] = json::object();
   if (!j[section].is_object())
-    throw ConfigError("--set " + assignment + ": " + section + " is not an object in the config");
+    throw ConfigError("--set " + printable(assignment) + ": " + printable(section) + " is not an object in the config");
   j[section][key] = value;
 }
 
@@ -317,7 +333,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
     size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
-    throw ConfigError(path + ": invalid JSON: " + what);
+    throw ConfigError(printable(path) + ": invalid JSON: " + what);
   }
   try {
     for (const auto& o : overrides) apply_override(j, o);
@@ -325,7 +341,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     validate_config(c);
     return c;
   } catch (const ConfigError& e) {
-    throw ConfigError(path + ": " + e.what());
+    throw ConfigError(printable(path) + ": " + e.what());
   }
 }
 
