@@ -79,13 +79,17 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 // A fresh run may not silently mix its files with an older run's.
 static void prepare_run_dir(const Config& c) {
   fs::path dir = c.output.run_dir;
-  bool has_run = fs::exists(dir / "config.json") || fs::exists(dir / "checkpoints");
-  if (has_run && !c.output.overwrite)
-    throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
-                      dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
-  for (const char* f : {"checkpoints", "metrics.jsonl", "metrics.csv", "loss.png", "summary.json"})
-    fs::remove_all(dir / f);
-  fs::create_directories(dir);
+  try {
+    bool has_run = fs::exists(dir / "config.json") || fs::exists(dir / "checkpoints");
+    if (has_run && !c.output.overwrite)
+      throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
+                        dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
+    for (const char* f : {"checkpoints", "metrics.jsonl", "metrics.csv", "loss.png", "summary.json"})
+      fs::remove_all(dir / f);
+    fs::create_directories(dir);
+  } catch (const fs::filesystem_error& e) {  // read-only, a file in the way, no permission, ...
+    throw Error("output.run_dir: cannot create or clear " + dir.string() + " (" + e.code().message() + ")");
+  }
 }
 
 Config load_run_config(const std::string& run_dir) {
