@@ -26,4 +26,10 @@ struct AttentionOptions {
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v,
                  const AttentionOptions& options = {}, Tensor* weights = nullptr);
 
+// Self-attention straight from a fused QKV projection: qkv (B, T, 3C) holds q, k, v side by
+// side, each C = H * D wide with heads in order (nanoGPT's c_attn layout) -> (B, T, C), the heads
+// already merged. The same result as split_heads + attention + merge_heads, without the copies.
+Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOptions& options = {},
+                        Tensor* weights = nullptr);
+
 }  // namespace sf

@@ -281,6 +281,16 @@ void attention_ops(Registry& r) {
   r.add("attention", "causal sliding window 2", {{q}, {kv5}, {kv5}}, attn(window));
   r.add("attention", "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
   r.add("attention", "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
+  // attention_packed reads the heads out of qkv (B, T, 3 * H * D) = (2, 3, 3 * 2 * 4).
+  auto packed = [](AttentionOptions opt) {
+    return [opt](const Inputs& x) { return attention_packed(x[0], 2, opt); };
+  };
+  AttentionOptions padded3;
+  padded3.key_padding = Tensor::from_vector({0, 1, 0, 0, 0, 1}, {2, 3}, DType::f32);
+  r.add("attention", "packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
+  r.add("attention", "packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
+  r.add("attention", "packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
+  r.add("attention", "packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
   return out;
 }
 
-void accumulate_grad(const Tensor& t, const Tensor& g) {
+void accumulate_grad(const Tensor& t, Tensor g) {
   if (!t.defined() || !t.requires_grad()) return;
   if (g.shape() != t.shape() || g.dtype() != t.dtype())
     throw ShapeError("backward: gradient of shape " + shape_str(g.shape()) + " " +

@@ -29,7 +29,7 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
 
 // Adds g into t.grad (allocating zeros the first time); does nothing if t does not require grad.
 // Backward always accumulates: a tensor used twice receives the sum of both contributions.
-void accumulate_grad(const Tensor& t, const Tensor& g);
+void accumulate_grad(const Tensor& t, Tensor g);
 
 // The existing .grad of a leaf that requires grad, or an undefined Tensor. Fused backward
 // kernels may add straight into it (e.g. gemm with beta = 1) instead of building a temporary

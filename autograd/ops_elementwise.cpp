@@ -202,7 +202,7 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
       simd::map2(dout.data<T>(), a.data<T>(), da.data<T>(), a.numel(),
                  [tanh_form](auto g, auto x) { return g * gelu_grad(x, tanh_form); });
     });
-    accumulate_grad(a, lowp_round(da));
+    accumulate_grad(a, lowp_round(std::move(da)));
   });
 }
 

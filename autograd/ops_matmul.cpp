@@ -1,33 +1,21 @@
 // ops_matmul.cpp: matrix products on BLAS. float32 -> sgemm, float64 -> dgemm; a transpose is a
 // BLAS flag, never a copy. Under fp16/bf16 autocast the inputs and outputs are rounded to the
 // low-precision grid (accumulation stays float32, as on tensor cores).
-#include <cblas.h>
-
 #include <algorithm>
 
+#include "autograd/blas.h"
 #include "autograd/graph.h"
 #include "autograd/kernels.h"
 #include "autograd/lowp.h"
 #include "autograd/ops.h"
+#include "autograd/threads.h"
 
 namespace sf {
 
-// C (M, N) = alpha * op(A) op(B) + beta * C, row-major, with op = transpose when the flag is set.
-static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const float* A, const float* B,
-                 float* C, float beta) {
-  if (M == 0 || N == 0) return;
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), 1.0f, A,
-              std::max(1, static_cast<int>(ta ? M : K)), B, std::max(1, static_cast<int>(tb ? K : N)), beta, C,
-              static_cast<int>(N));
-}
-static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A,
-                 const double* B, double* C, double beta) {
-  if (M == 0 || N == 0) return;
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), 1.0, A,
-              std::max(1, static_cast<int>(ta ? M : K)), B, std::max(1, static_cast<int>(tb ? K : N)), beta, C,
-              static_cast<int>(N));
+// C (M, N) = op(A) op(B) + beta * C on dense row-major operands, split over the thread pool.
+template <class T>
+static void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C, double beta) {
+  blas::gemm_dense<T>(ta, tb, M, N, K, A, B, static_cast<T>(beta), C);
 }
 
 // True when two batch shapes broadcast (NumPy rules, right-aligned).
@@ -121,8 +109,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     T* y = out.data<T>();
     if (bias.defined()) {  // y = b, then y += x W^T
       const T* b = bias.data<T>();
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < out_features; ++j) y[r * out_features + j] = b[j];
+      parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) std::copy(b, b + out_features, y + r * out_features);
+      });
     }
     gemm(false, true, rows, out_features, in, xl.data<T>(), wl.data<T>(), y, bias.defined() ? 1 : 0);
   });
@@ -135,14 +124,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
         Tensor dx = Tensor::empty(x.shape(), x.dtype());
         gemm(false, false, rows, in, out_features, dy, lowp_input(weight).data<T>(), dx.data<T>(), 0);
-        accumulate_grad(x, lowp_round(dx));
+        accumulate_grad(x, lowp_round(std::move(dx)));
       }
       if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
         Tensor dw = leaf_grad(weight);
         bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
         if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
         gemm(true, false, out_features, in, rows, dy, lowp_input(x).data<T>(), dw.data<T>(), direct ? 1 : 0);
-        if (!direct) accumulate_grad(weight, lowp_round(dw));
+        if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
       }
       if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
         Tensor db = leaf_grad(bias);
@@ -151,7 +140,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         T* d = db.data<T>();
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < out_features; ++j) d[j] += dy[r * out_features + j];
-        if (!direct) accumulate_grad(bias, db);
+        if (!direct) accumulate_grad(bias, std::move(db));
       }
     });
   });

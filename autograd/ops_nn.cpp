@@ -74,7 +74,7 @@ Tensor softmax(const Tensor& a, int64_t axis) {
       using T = decltype(tag);
       softmax_backward(y.data<T>(), dout.data<T>(), da.data<T>(), rows);
     });
-    accumulate_grad(a, da);
+    accumulate_grad(a, std::move(da));
   });
 }
 
@@ -111,7 +111,7 @@ Tensor log_softmax(const Tensor& a, int64_t axis) {
         for (int64_t j = 0; j < rows.n; ++j) dx[b + j * s] = dy[b + j * s] - std::exp(yv[b + j * s]) * total;
       }
     });
-    accumulate_grad(a, da);
+    accumulate_grad(a, std::move(da));
   });
 }
 
@@ -148,7 +148,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
       T* d = da.data<T>();
       for_each_masked(a, m, [&](int64_t i, int64_t k) { if (mv[k] != 0) d[i] = 0; });
     });
-    accumulate_grad(a, da);
+    accumulate_grad(a, std::move(da));
   });
 }
 
@@ -203,7 +203,7 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
       for (int64_t i = 0; i < ids.numel(); ++i)
         for (int64_t c = 0; c < C; ++c) d[ids[i] * C + c] += g[i * C + c];
     });
-    if (!direct) accumulate_grad(weight, dw);
+    if (!direct) accumulate_grad(weight, std::move(dw));
   });
 }
 
@@ -252,7 +252,7 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
   Tensor out = Tensor::scalar(loss, logits.dtype());
   return record(out, "cross_entropy", {logits}, [logits, targets, lse, kept, eps, ignore_index](const Tensor& dout) {
     Tensor dx = Tensor::zeros(logits.shape(), logits.dtype());
-    if (kept == 0) return accumulate_grad(logits, dx);
+    if (kept == 0) return accumulate_grad(logits, std::move(dx));
     int64_t V = logits.size(-1), N = targets.numel();
     dispatch(logits.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -271,7 +271,7 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
         d[i * V + targets[i]] -= static_cast<T>(scale * (1 - eps));
       }
     });
-    accumulate_grad(logits, dx);
+    accumulate_grad(logits, std::move(dx));
   });
 }
 
@@ -352,9 +352,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         }
       }
     });
-    if (dx.defined()) accumulate_grad(x, dx);
-    if (dw.defined() && !direct_w) accumulate_grad(weight, dw);
-    if (db.defined() && !direct_b) accumulate_grad(bias, db);
+    if (dx.defined()) accumulate_grad(x, std::move(dx));
+    if (dw.defined() && !direct_w) accumulate_grad(weight, std::move(dw));
+    if (db.defined() && !direct_b) accumulate_grad(bias, std::move(db));
   });
 }
 

@@ -170,7 +170,7 @@ Tensor max(const Tensor& a, int64_t axis, bool keepdim) {
       T* d = da.data<T>();
       for (size_t j = 0; j < argmax->size(); ++j) d[(*argmax)[j]] += g[j];
     });
-    accumulate_grad(a, da);
+    accumulate_grad(a, std::move(da));
   });
 }
 

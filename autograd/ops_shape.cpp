@@ -135,7 +135,7 @@ Tensor slice(const Tensor& a, int64_t axis, int64_t start, int64_t end, int64_t 
       using T = decltype(tag);
       copy_blocks(dout.data<T>(), count, 0, 1, da.data<T>(), n, start, step, outer, inner, count, false);
     });
-    accumulate_grad(a, da);
+    accumulate_grad(a, std::move(da));
   });
 }
 

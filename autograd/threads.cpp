@@ -1,9 +1,31 @@
-// threads.cpp: thread counts for OpenBLAS.
+// threads.cpp: thread counts, and the pool behind parallel_for.
+//
+// The pool: num_threads() - 1 workers plus the calling thread. A job is split into chunks that
+// threads claim one at a time from an atomic counter, the caller included; so when a worker is
+// late (asleep, or its core taken by another process) the caller simply runs that chunk itself
+// instead of waiting for it. Between jobs a worker spins for a short while (a training step calls
+// parallel_for hundreds of times, microseconds apart) and then sleeps on a condition variable, so
+// an idle program costs nothing.
+//
+// The generation counter is odd while no job is open. A worker enters a job by counting itself
+// in `inside_` and then re-checking the generation; the caller closes the job (generation odd)
+// before waiting for `inside_` to drain, so no worker can see a job half set up or left behind.
 #include "autograd/threads.h"
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "autograd/errors.h"
 
@@ -11,22 +33,134 @@ extern "C" void openblas_set_num_threads(int);  // declared here: <cblas.h> clas
 
 namespace sf {
 
-static int g_threads = 0;
+static void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+static int hardware_threads() {
+  int n = static_cast<int>(std::thread::hardware_concurrency());
+  return n > 0 ? n : 1;
+}
+
+static thread_local bool t_in_parallel = false;  // inside a chunk: nested calls run inline
+
+class Pool {
+ public:
+  explicit Pool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  }
+  ~Pool() {
+    stop_.store(true);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      wake_.notify_all();
+    }
+    for (std::thread& t : workers_) t.join();
+  }
+  int size() const { return static_cast<int>(workers_.size()) + 1; }
+
+  void run(int64_t n, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
+    fn_ = &fn;  // set up while the generation is odd (closed)
+    n_ = n;
+    chunks_ = chunks;
+    error_ = nullptr;
+    next_.store(0);
+    done_.store(0);
+    generation_.fetch_add(1);  // even: open (sequentially consistent, like every atomic here) ...
+    if (sleepers_.load() > 0) {  // ... before we look for sleeping workers
+      std::lock_guard<std::mutex> lock(mutex_);
+      wake_.notify_all();
+    }
+    run_chunks();
+    for (int spins = 0; done_.load() != chunks_; ++spins) wait_a_little(spins);
+    generation_.fetch_add(1);  // odd: closed; nobody enters any more
+    for (int spins = 0; inside_.load() != 0; ++spins) wait_a_little(spins);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  static void wait_a_little(int spins) {
+    if (spins < 4096) cpu_relax();
+    else std::this_thread::yield();  // the other thread was descheduled: give the core away
+  }
+
+  void run_chunks() {
+    for (int c = next_.fetch_add(1); c < chunks_; c = next_.fetch_add(1)) {
+      int64_t begin = n_ * c / chunks_, end = n_ * (c + 1) / chunks_;
+      t_in_parallel = true;
+      try {
+        (*fn_)(begin, end);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      t_in_parallel = false;
+      done_.fetch_add(1);
+    }
+  }
+
+  void work() {
+    uint64_t seen = generation_.load();
+    for (;;) {
+      // Spin about 0.2 ms for an open job we have not seen, then sleep until one is published.
+      auto fresh = [&] {
+        uint64_t g = generation_.load();
+        return (g != seen && g % 2 == 0) || stop_.load();
+      };
+      auto start = std::chrono::steady_clock::now();
+      for (int spins = 0; !fresh(); ++spins) {
+        cpu_relax();
+        if ((spins & 255) == 255 && std::chrono::steady_clock::now() - start > std::chrono::microseconds(200)) {
+          std::unique_lock<std::mutex> lock(mutex_);
+          sleepers_.fetch_add(1);
+          wake_.wait(lock, fresh);
+          sleepers_.fetch_sub(1);
+        }
+      }
+      if (stop_.load()) return;
+      uint64_t g = generation_.load();
+      seen = g;
+      inside_.fetch_add(1);
+      if (g % 2 == 0 && generation_.load() == g) run_chunks();  // an open job, still open: help
+      inside_.fetch_sub(1);
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_, error_mutex_;
+  std::condition_variable wake_;
+  std::atomic<uint64_t> generation_{1};  // odd: no job open
+  std::atomic<int> sleepers_{0}, inside_{0}, next_{0}, done_{0};
+  std::atomic<bool> stop_{false};
+  const std::function<void(int64_t, int64_t)>* fn_ = nullptr;  // the open job
+  int64_t n_ = 0;
+  int chunks_ = 0;
+  std::exception_ptr error_;
+};
+
+static int g_threads = 0;  // 0: not decided yet (all cores)
+// OpenBLAS stays single-threaded from the start, also for gemms too small to be split.
+static const bool g_blas_single_threaded = (openblas_set_num_threads(1), true);
+static std::unique_ptr<Pool>& pool_slot() {
+  static std::unique_ptr<Pool> pool;
+  return pool;
+}
+
+static Pool& pool() {
+  std::unique_ptr<Pool>& p = pool_slot();
+  if (!p) p = std::make_unique<Pool>(num_threads());
+  return *p;
+}
 
 void set_num_threads(int n) {
-  if (n <= 0) n = static_cast<int>(std::thread::hardware_concurrency());
-  if (n <= 0) n = 1;
-  g_threads = n;
-  openblas_set_num_threads(n);
+  g_threads = n > 0 ? n : hardware_threads();
+  std::unique_ptr<Pool>& p = pool_slot();
+  if (p && p->size() != g_threads) p.reset();  // rebuilt at the next parallel_for
 }
 
-int num_threads() {
-  if (g_threads == 0) {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
-    return n > 0 ? n : 1;
-  }
-  return g_threads;
-}
+int num_threads() { return g_threads > 0 ? g_threads : hardware_threads(); }
 
 void init_threads_from_env() {
   const char* v = std::getenv("SF_NUM_THREADS");
@@ -36,6 +170,25 @@ void init_threads_from_env() {
   if (*end != '\0' || n < 0 || n > 1024)
     throw ConfigError(std::string("SF_NUM_THREADS: expected a whole number from 0 (all cores) to 1024, got '") + v + "'");
   set_num_threads(static_cast<int>(n));
+}
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  Pool& p = pool();
+  int64_t chunks = grain > 0 ? n / grain : n;
+  if (chunks > p.size()) chunks = p.size();
+  if (chunks < 2 || t_in_parallel) {
+    fn(0, n);
+    return;
+  }
+  // One job at a time: a second user thread calling in meanwhile runs its work inline.
+  static std::mutex busy;
+  std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    fn(0, n);
+    return;
+  }
+  p.run(n, static_cast<int>(chunks), fn);
 }
 
 }  // namespace sf

@@ -1,14 +1,29 @@
-// threads.h: the one place that decides how many threads the framework uses.
-// BLAS (OpenBLAS's own pthread pool) gets all cores by default; SF_NUM_THREADS or a config's
-// train.threads overrides it.
+// threads.h: the one place that decides how many threads the framework uses, and the one
+// thread pool that uses them.
+//
+// Design (see bench/README.md for the measurements behind it): OpenBLAS runs single-threaded and
+// our own pool splits work across the cores, for matrix products (blas.h splits a gemm into row
+// or column blocks) and for the kernels around them (attention over (batch, head), LayerNorm over
+// rows, the optimizer over chunks). Two pools on two cores spin against each other; one pool that
+// sees all the work does not. Default: all cores; SF_NUM_THREADS or a config's train.threads
+// overrides it.
 #pragma once
+#include <cstdint>
+#include <functional>
 
 namespace sf {
 
-// Sets the number of threads for BLAS (and any parallel kernel). n <= 0 means "all cores".
+// Sets the number of threads used by parallel_for (and so by every parallel kernel).
+// n <= 0 means "all cores". OpenBLAS itself is always kept at one thread.
 void set_num_threads(int n);
 int num_threads();
 // Reads SF_NUM_THREADS from the environment (if set) and applies it; called by the CLI at start.
 void init_threads_from_env();
+
+// Runs fn(begin, end) over [0, n) split into at most num_threads() contiguous chunks of at least
+// `grain` items; the calling thread runs the first chunk. Small n (below 2 * grain), a single
+// thread, or a call from inside a chunk (nesting) runs fn(0, n) inline. Returns when every chunk
+// is done; an exception thrown by a chunk is rethrown here.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 }  // namespace sf

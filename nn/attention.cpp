@@ -49,7 +49,7 @@ Tensor split_heads(const Tensor& x, int64_t n, int64_t index, int64_t H) {
       using Tp = decltype(tag);
       copy_heads(dx.data<Tp>(), const_cast<Tp*>(dout.data<Tp>()), B, T, n, index, H, D, false);
     });
-    accumulate_grad(x, dx);
+    accumulate_grad(x, std::move(dx));
   });
 }
 
@@ -68,7 +68,7 @@ Tensor merge_heads(const Tensor& x) {
       using Tp = decltype(tag);
       copy_heads(const_cast<Tp*>(dout.data<Tp>()), dx.data<Tp>(), B, T, 1, 0, H, D, true);
     });
-    accumulate_grad(x, dx);
+    accumulate_grad(x, std::move(dx));
   });
 }
 
@@ -148,7 +148,13 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const AttnMask& mask, KVCach
   if (config_.cross) throw ConfigError("attention: a cross-attention layer needs forward_cross");
   check_input(x, config_.d_model, "x");
   const int64_t H = config_.n_head;
-  Tensor qkv = c_attn->forward(x);      // (B, T, 3C)
+  Tensor qkv = c_attn->forward(x);  // (B, T, 3C)
+  if (!cache && config_.pos != PosEncoding::rope && !(training() && attn_dropout.p() > 0)) {
+    // The fast path of training and scoring: heads read straight out of qkv, output (B, T, C).
+    AttentionOptions options = attention_options(mask, x.size(0), x.size(1), x.size(1), x.dtype());
+    Tensor y = attention_packed(qkv, H, options, keep_attention_ ? &last_attention_ : nullptr);
+    return resid_dropout.forward(c_proj.forward(y));  // (B, T, C)
+  }
   Tensor q = split_heads(qkv, 3, 0, H);  // (B, H, T, D)
   Tensor k = split_heads(qkv, 3, 1, H);  // (B, H, T, D)
   Tensor v = split_heads(qkv, 3, 2, H);  // (B, H, T, D)
@@ -195,26 +201,28 @@ Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory,
   return resid_dropout.forward(c_proj.forward(merge_heads(y)));  // (B, T, C)
 }
 
-Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
-                                  const AttnMask& mask) {
-  const int64_t T = q.size(2), S = k.size(2);
-  if (mask.key_padding.defined() && mask.key_padding.shape() != Shape{q.size(0), S})
-    throw ShapeError("attention: key padding must be (B, S) = " + shape_str({q.size(0), S}) +
-                     ", got " + shape_str(mask.key_padding.shape()));
-  Tensor bias;  // (1, H, T, S)
-  if (!alibi_slopes_.empty()) bias = alibi_bias(alibi_slopes_, T, S, q.dtype());
-  if (training() && attn_dropout.p() > 0) {  // composed path: dropout acts on the weights
-    Tensor p = attention_weights(q, k, mask, bias);  // (B, H, T, S)
-    if (keep_attention_) last_attention_ = p.detach();
-    return matmul(attn_dropout.forward(p), v);       // (B, H, T, D)
-  }
+AttentionOptions MultiHeadAttention::attention_options(const AttnMask& mask, int64_t B, int64_t T, int64_t S,
+                                                       DType dtype) const {
+  if (mask.key_padding.defined() && mask.key_padding.shape() != Shape{B, S})
+    throw ShapeError("attention: key padding must be (B, S) = " + shape_str({B, S}) + ", got " +
+                     shape_str(mask.key_padding.shape()));
   AttentionOptions options;
   options.causal = mask.causal;
   options.window = mask.window;
   options.key_padding = mask.key_padding;
-  options.bias = bias;
-  if (!keep_attention_) return attention(q, k, v, options);  // (B, H, T, D), fused
-  return attention(q, k, v, options, &last_attention_);
+  if (!alibi_slopes_.empty()) options.bias = alibi_bias(alibi_slopes_, T, S, dtype);  // (1, H, T, S)
+  return options;
+}
+
+Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
+                                  const AttnMask& mask) {
+  AttentionOptions options = attention_options(mask, q.size(0), q.size(2), k.size(2), q.dtype());
+  if (training() && attn_dropout.p() > 0) {  // composed path: dropout acts on the weights
+    Tensor p = attention_weights(q, k, mask, options.bias);  // (B, H, T, S)
+    if (keep_attention_) last_attention_ = p.detach();
+    return matmul(attn_dropout.forward(p), v);  // (B, H, T, D)
+  }
+  return attention(q, k, v, options, keep_attention_ ? &last_attention_ : nullptr);  // fused
 }
 
 std::string MultiHeadAttention::extra_repr() const {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "autograd/attention.h"
 #include "nn/layers.h"
 #include "nn/positional.h"
 
@@ -75,6 +76,8 @@ class MultiHeadAttention : public Module {
 
  private:
   Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttnMask& mask);
+  // The fused kernel's options for this layer: masks (key padding checked against (B, S)), ALiBi bias.
+  AttentionOptions attention_options(const AttnMask& mask, int64_t B, int64_t T, int64_t S, DType dtype) const;
   AttentionConfig config_;
   std::vector<double> alibi_slopes_;
   bool keep_attention_ = false;

@@ -94,7 +94,7 @@ Tensor rope(const Tensor& x, int64_t offset, double base) {
       using Tp = decltype(tag);
       rotate(dout.data<Tp>(), dx.data<Tp>(), rows, T, D, cos_t->data(), sin_t->data(), -1.0);
     });
-    accumulate_grad(x, dx);
+    accumulate_grad(x, std::move(dx));
   });
 }
 

@@ -101,3 +101,52 @@ TEST_CASE("attention shape errors name the op and the shapes") {
   Tensor q = Tensor::zeros({1, 2, 3, 4}), k = Tensor::zeros({1, 2, 3, 5});
   CHECK_THROWS_WITH_AS(attention(q, k, k), doctest::Contains("attention: q and k must agree"), ShapeError);
 }
+
+// attention_packed against slicing q, k, v out of qkv by hand with primitives:
+// (B, T, 3C) -> reshape (B, T, 3, H, D) -> slice one of the 3 -> permute to (B, H, T, D),
+// then the (B, H, T, D) attention, then back to (B, T, C).
+static void check_packed_against_sliced(int64_t B, int64_t T, int64_t H, int64_t D, const AttentionOptions& opt,
+                                        DType dtype, double tol) {
+  Generator gen(11);
+  const int64_t C = H * D;
+  Tensor qkv = Tensor::randn({B, T, 3 * C}, gen, 1.0, dtype).requires_grad_();
+  Tensor w = Tensor::randn({B, T, C}, gen, 1.0, dtype);
+
+  Tensor packed = attention_packed(qkv, H, opt);
+  sum(packed * w).backward();
+  Tensor packed_grad = qkv.grad().clone();
+  qkv.set_grad(Tensor());
+
+  Tensor five = reshape(qkv, {B, T, 3, H, D});
+  auto head = [&](int64_t i) { return permute(reshape(slice(five, 2, i, i + 1), {B, T, H, D}), {0, 2, 1, 3}); };
+  Tensor y = attention(head(0), head(1), head(2), opt);            // (B, H, T, D)
+  Tensor sliced = reshape(permute(y, {0, 2, 1, 3}), {B, T, C});  // (B, T, C)
+  sum(sliced * w).backward();
+
+  auto worst = [](const Tensor& a, const Tensor& b) {
+    std::vector<double> x = a.to_vector(), z = b.to_vector();
+    REQUIRE(x.size() == z.size());
+    double m = 0;
+    for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - z[i]));
+    return m;
+  };
+  CHECK(worst(packed, sliced) <= tol);
+  CHECK(worst(packed_grad, qkv.grad()) <= tol);
+}
+
+TEST_CASE("attention_packed equals slicing the heads out of qkv by hand") {
+  AttentionOptions causal;
+  causal.causal = true;
+  check_packed_against_sliced(2, 5, 3, 4, {}, DType::f64, 1e-12);
+  check_packed_against_sliced(2, 5, 3, 4, causal, DType::f64, 1e-12);
+  AttentionOptions padded = causal;
+  padded.key_padding = Tensor::from_vector({0, 0, 0, 1, 1, 0, 0, 0, 0, 0}, {2, 5}, DType::f64);
+  check_packed_against_sliced(2, 5, 3, 4, padded, DType::f64, 1e-12);
+  // Big enough that the (batch, head) pairs are split over the thread pool, in float32.
+  check_packed_against_sliced(8, 33, 4, 16, causal, DType::f32, 1e-5);
+}
+
+TEST_CASE("attention_packed rejects a qkv that is not (B, T, 3 * H * D)") {
+  CHECK_THROWS_WITH_AS(attention_packed(Tensor::zeros({2, 3, 10}), 2), doctest::Contains("attention_packed: qkv must be"),
+                       ShapeError);
+}

@@ -1,0 +1,58 @@
+// blas.cpp: the gemm wrappers of blas.h.
+#include "autograd/blas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "autograd/threads.h"
+
+namespace sf::blas {
+
+static CBLAS_TRANSPOSE flag(bool t) { return t ? CblasTrans : CblasNoTrans; }
+static int ld(int64_t v) { return std::max(1, static_cast<int>(v)); }  // BLAS wants >= 1
+
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+          const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  cblas_sgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
+              beta, C, ld(ldc));
+}
+
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+          const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  if (M == 0 || N == 0) return;
+  cblas_dgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
+              beta, C, ld(ldc));
+}
+
+template <class T>
+void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  constexpr int64_t kBlock = 16;           // split on multiples of 16 rows/columns (kernel width)
+  constexpr double kMinFlops = 1 << 20;    // below this a split costs more than it saves
+  if (2.0 * double(M) * double(N) * double(K) < kMinFlops || num_threads() < 2) {
+    gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  if (M >= N) {  // row blocks: rows m of op(A) start at A + m*lda (or column m when transposed)
+    parallel_for((M + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
+      int64_t m0 = b0 * kBlock, m1 = std::min(M, b1 * kBlock);
+      const T* a = ta ? A + m0 : A + m0 * lda;
+      gemm(ta, tb, m1 - m0, N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc);
+    });
+  } else {  // column blocks: columns n of op(B) start at B + n (or row n when transposed)
+    parallel_for((N + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
+      int64_t n0 = b0 * kBlock, n1 = std::min(N, b1 * kBlock);
+      const T* b = tb ? B + n0 * ldb : B + n0;
+      gemm(ta, tb, M, n1 - n0, K, alpha, A, lda, b, ldb, beta, C + n0, ldc);
+    });
+  }
+}
+
+template void gemm_parallel<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                                   const float*, int64_t, float, float*, int64_t);
+template void gemm_parallel<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                                    const double*, int64_t, double, double*, int64_t);
+
+}  // namespace sf::blas

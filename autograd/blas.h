@@ -1,0 +1,29 @@
+// blas.h: matrix products on OpenBLAS (not part of the public API).
+//
+// Row-major C (M, N) = alpha op(A) op(B) + beta C, op = transpose when the flag is set; a transpose
+// is a BLAS flag, never a copy. Leading dimensions are explicit so a kernel can multiply blocks
+// that sit inside a bigger buffer (attention reads each head straight out of the (B, T, 3C) qkv).
+#pragma once
+#include <cstdint>
+
+namespace sf::blas {
+
+// One call into BLAS on the calling thread.
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
+          const float* B, int64_t ldb, float beta, float* C, int64_t ldc);
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
+          const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
+
+// The same product split over the thread pool (threads.h) into blocks of C's rows, or of its
+// columns when it has few rows; small products (under about a megaflop) run on one thread.
+template <class T>
+void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc);
+
+// Dense operands (leading dimension = row length), alpha = 1: the common case.
+template <class T>
+void gemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T beta, T* C) {
+  gemm_parallel<T>(ta, tb, M, N, K, T(1), A, ta ? M : K, B, tb ? K : N, beta, C, N);
+}
+
+}  // namespace sf::blas

@@ -1,0 +1,112 @@
+// The thread pool (parallel_for) and the gemm split over it (blas.h), against plain loops.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "autograd/blas.h"
+#include "autograd/threads.h"
+
+using namespace sf;
+
+TEST_CASE("parallel_for visits every index exactly once, for any size and grain") {
+  set_num_threads(2);
+  for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097})
+    for (int64_t grain : {1, 3, 64, 5000}) {
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+      parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+        CHECK(begin < end);
+        for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+      });
+      int wrong = 0;
+      for (auto& h : hits) wrong += h.load() != 1;
+      CHECK_MESSAGE(wrong == 0, "n=" << n << " grain=" << grain);
+    }
+}
+
+TEST_CASE("parallel_for uses a second thread when there is work for two") {
+  set_num_threads(2);
+  std::atomic<int> others{0};
+  const std::thread::id me = std::this_thread::get_id();
+  for (int round = 0; round < 200 && others.load() == 0; ++round)
+    parallel_for(2, 1, [&](int64_t, int64_t) {
+      if (std::this_thread::get_id() != me) others++;
+      else std::this_thread::sleep_for(std::chrono::microseconds(200));  // leave chunk 1 to the worker
+    });
+  CHECK(others.load() > 0);
+}
+
+TEST_CASE("nested parallel_for runs inline, and one thread means the calling thread only") {
+  set_num_threads(2);
+  std::atomic<int> total{0};
+  parallel_for(4, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      parallel_for(10, 1, [&](int64_t i0, int64_t i1) { total += static_cast<int>(i1 - i0); });
+  });
+  CHECK(total.load() == 40);
+
+  set_num_threads(1);
+  const std::thread::id me = std::this_thread::get_id();
+  bool only_me = true;
+  parallel_for(100, 1, [&](int64_t, int64_t) { only_me = only_me && std::this_thread::get_id() == me; });
+  CHECK(only_me);
+  set_num_threads(0);  // back to all cores
+  CHECK(num_threads() >= 1);
+}
+
+TEST_CASE("an exception thrown in a chunk reaches the caller, and the pool keeps working") {
+  set_num_threads(2);
+  CHECK_THROWS_WITH_AS(parallel_for(8, 1, [](int64_t begin, int64_t) {
+                         if (begin > 0) throw std::runtime_error("chunk failed");
+                       }),
+                       "chunk failed", std::runtime_error);
+  std::atomic<int64_t> sum{0};
+  parallel_for(100, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum += i;
+  });
+  CHECK(sum.load() == 4950);
+}
+
+// C = alpha op(A) op(B) + beta C by the definition, on row-major buffers with leading dimensions.
+template <class T>
+static void naive_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+                       const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += double(ta ? A[k * lda + m] : A[m * lda + k]) * double(tb ? B[n * ldb + k] : B[k * ldb + n]);
+      C[m * ldc + n] = static_cast<T>(alpha * acc + beta * C[m * ldc + n]);
+    }
+}
+
+template <class T>
+static void check_gemm_split(int64_t M, int64_t N, int64_t K, double tol) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const int64_t pad = 3;  // every operand sits in a wider buffer: leading dimension > row length
+      const int64_t lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad, ldc = N + pad;
+      std::vector<T> A(static_cast<size_t>((ta ? K : M) * lda)), B(static_cast<size_t>((tb ? N : K) * ldb));
+      std::vector<T> C(static_cast<size_t>(M * ldc)), expect;
+      for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<T>(std::sin(0.37 * double(i)));
+      for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<T>(std::cos(0.11 * double(i)));
+      for (size_t i = 0; i < C.size(); ++i) C[i] = static_cast<T>(0.01 * double(i % 17));
+      expect = C;
+      naive_gemm<T>(ta, tb, M, N, K, T(0.5), A.data(), lda, B.data(), ldb, T(2), expect.data(), ldc);
+      blas::gemm_parallel<T>(ta, tb, M, N, K, T(0.5), A.data(), lda, B.data(), ldb, T(2), C.data(), ldc);
+      double worst = 0;
+      for (size_t i = 0; i < C.size(); ++i) worst = std::max(worst, std::fabs(double(C[i]) - double(expect[i])));
+      CHECK_MESSAGE(worst <= tol, "M=" << M << " N=" << N << " K=" << K << " ta=" << ta << " tb=" << tb);
+    }
+}
+
+TEST_CASE("gemm split over the pool equals the definition: row blocks, column blocks, transposes") {
+  set_num_threads(2);
+  check_gemm_split<double>(200, 40, 70, 1e-11);   // M >= N: row blocks
+  check_gemm_split<double>(40, 200, 70, 1e-11);   // M < N: column blocks
+  check_gemm_split<double>(37, 5, 3, 1e-12);      // too small to split
+  check_gemm_split<float>(161, 97, 129, 1e-4);    // float32, ragged block edges
+}
