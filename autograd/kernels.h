@@ -1,9 +1,11 @@
 // kernels.h: small loop helpers shared by the op files (not part of the public API).
-// Each runs one plain loop over contiguous memory, written once for float and double.
+// Each runs one plain loop over contiguous memory, written once for float and double, split
+// over the thread pool when it is long (elementwise work: the result does not depend on the split).
 #pragma once
 #include <vector>
 
 #include "autograd/tensor.h"
+#include "autograd/threads.h"
 
 namespace sf::kernels {
 
@@ -15,7 +17,9 @@ Tensor map(const Tensor& a, F f) {
     using T = decltype(tag);
     const T* x = a.data<T>();
     T* y = out.data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) y[i] = f(x[i]);
+    parallel_for(a.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = f(x[i]);
+    });
   });
   return out;
 }
@@ -29,7 +33,9 @@ Tensor map2(const Tensor& a, const Tensor& b, F f) {
     const T* x = a.data<T>();
     const T* y = b.data<T>();
     T* z = out.data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) z[i] = f(x[i], y[i]);
+    parallel_for(a.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = f(x[i], y[i]);
+    });
   });
   return out;
 }
@@ -44,7 +50,9 @@ Tensor map3(const Tensor& a, const Tensor& b, const Tensor& c, F f) {
     const T* y = b.data<T>();
     const T* w = c.data<T>();
     T* z = out.data<T>();
-    for (int64_t i = 0, n = a.numel(); i < n; ++i) z[i] = f(x[i], y[i], w[i]);
+    parallel_for(a.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) z[i] = f(x[i], y[i], w[i]);
+    });
   });
   return out;
 }

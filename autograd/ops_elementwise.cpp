@@ -7,6 +7,7 @@
 #include "autograd/lowp.h"
 #include "autograd/ops.h"
 #include "autograd/simd.h"
+#include "autograd/threads.h"
 
 namespace sf {
 
@@ -192,15 +193,23 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
   Tensor out = Tensor::empty(a.shape(), a.dtype());
   dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    simd::map(a.data<T>(), out.data<T>(), a.numel(), [tanh_form](auto x) { return gelu_value(x, tanh_form); });
+    const T* x = a.data<T>();
+    T* y = out.data<T>();
+    parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
+      simd::map(x + i0, y + i0, i1 - i0, [tanh_form](auto v) { return gelu_value(v, tanh_form); });
+    });
   });
   out = lowp_round(out);
   return record(out, "gelu", {a}, [a, tanh_form](const Tensor& dout) {
     Tensor da = Tensor::empty(a.shape(), a.dtype());
     dispatch(a.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      simd::map2(dout.data<T>(), a.data<T>(), da.data<T>(), a.numel(),
-                 [tanh_form](auto g, auto x) { return g * gelu_grad(x, tanh_form); });
+      const T* g = dout.data<T>();
+      const T* x = a.data<T>();
+      T* d = da.data<T>();
+      parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
+        simd::map2(g + i0, x + i0, d + i0, i1 - i0, [tanh_form](auto gv, auto xv) { return gv * gelu_grad(xv, tanh_form); });
+      });
     });
     accumulate_grad(a, lowp_round(std::move(da)));
   });

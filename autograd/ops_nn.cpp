@@ -2,11 +2,13 @@
 // side, running one loop over contiguous rows; tests check each against its composition of
 // primitives (e.g. softmax vs exp(x - max) / sum).
 #include <cmath>
+#include <vector>
 #include <limits>
 
 #include "autograd/graph.h"
 #include "autograd/kernels.h"
 #include "autograd/ops.h"
+#include "autograd/threads.h"
 #include "autograd/simd.h"
 
 namespace sf {
@@ -296,7 +298,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     const T* b = bias.defined() ? bias.data<T>() : nullptr;
     T* y = out.data<T>();
     T* st = stats.data<T>();
-    for (int64_t i = 0; i < N; ++i) {
+    parallel_for(N, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(C, 1)), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
       const T* row = xv + i * C;
       double s = 0;
       for (int64_t j = 0; j < C; ++j) s += row[j];
@@ -312,6 +315,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
       }
     }
+    });
   });
   return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
     int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
@@ -328,27 +332,45 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
       const T* w = weight.defined() ? weight.data<T>() : nullptr;
       T* dwv = dw.defined() ? dw.data<T>() : nullptr;
       T* dbv = db.defined() ? db.data<T>() : nullptr;
-      for (int64_t i = 0; i < N; ++i) {
-        const T* row = xv + i * C;
-        const T* g = dy + i * C;
-        T m = st[2 * i], rstd = st[2 * i + 1];
-        T mean_g = 0, mean_gx = 0;
-        for (int64_t j = 0; j < C; ++j) {
-          T xhat = (row[j] - m) * rstd;
-          T gj = w ? g[j] * w[j] : g[j];
-          mean_g += gj;
-          mean_gx += gj * xhat;
-          if (dwv) dwv[j] += g[j] * xhat;
-          if (dbv) dbv[j] += g[j];
+      // Rows go in fixed blocks of 32, split over the threads; each block sums its own dw and db,
+      // then the blocks are added in order: the same bits for any number of threads.
+      constexpr int64_t kRows = 32;
+      const int64_t blocks = (N + kRows - 1) / kRows;
+      std::vector<T> partial(static_cast<size_t>(blocks * 2 * C), T(0));  // per block: dw, db
+      parallel_for(blocks, 1, [&](int64_t blk0, int64_t blk1) {
+        for (int64_t blk = blk0; blk < blk1; ++blk) {
+          T* pw = partial.data() + blk * 2 * C;
+          T* pb = pw + C;
+          for (int64_t i = blk * kRows; i < std::min(N, (blk + 1) * kRows); ++i) {
+            const T* row = xv + i * C;
+            const T* g = dy + i * C;
+            T m = st[2 * i], rstd = st[2 * i + 1];
+            T mean_g = 0, mean_gx = 0;
+            for (int64_t j = 0; j < C; ++j) {
+              T xhat = (row[j] - m) * rstd;
+              T gj = w ? g[j] * w[j] : g[j];
+              mean_g += gj;
+              mean_gx += gj * xhat;
+              pw[j] += g[j] * xhat;
+              pb[j] += g[j];
+            }
+            mean_g /= static_cast<T>(C);
+            mean_gx /= static_cast<T>(C);
+            if (!dx.defined()) continue;
+            T* d = dx.data<T>() + i * C;
+            for (int64_t j = 0; j < C; ++j) {
+              T xhat = (row[j] - m) * rstd;
+              T gj = w ? g[j] * w[j] : g[j];
+              d[j] = rstd * (gj - mean_g - xhat * mean_gx);
+            }
+          }
         }
-        mean_g /= static_cast<T>(C);
-        mean_gx /= static_cast<T>(C);
-        if (!dx.defined()) continue;
-        T* d = dx.data<T>() + i * C;
+      });
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        const T* pw = partial.data() + blk * 2 * C;
         for (int64_t j = 0; j < C; ++j) {
-          T xhat = (row[j] - m) * rstd;
-          T gj = w ? g[j] * w[j] : g[j];
-          d[j] = rstd * (gj - mean_g - xhat * mean_gx);
+          if (dwv) dwv[j] += pw[j];
+          if (dbv) dbv[j] += pw[C + j];
         }
       }
     });

@@ -26,4 +26,18 @@ void init_threads_from_env();
 // is done; an exception thrown by a chunk is rethrown here.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// The grain for plain elementwise loops: below about this many elements a second thread costs
+// more (waking it, sharing cache lines) than it saves.
+constexpr int64_t kElementGrain = 1 << 14;
+
+// parallel_for over [0, n) in pieces that start at multiples of 64 elements. For SIMD loops: a
+// vector loop with a scalar tail then gives the same bits whatever the number of threads (only
+// the array's own last few elements take the scalar path).
+inline void parallel_blocks(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  constexpr int64_t kBlock = 64;
+  parallel_for((n + kBlock - 1) / kBlock, kElementGrain / kBlock, [&](int64_t b0, int64_t b1) {
+    fn(b0 * kBlock, b1 * kBlock < n ? b1 * kBlock : n);
+  });
+}
+
 }  // namespace sf

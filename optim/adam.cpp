@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "autograd/threads.h"
+
 namespace sf {
 
 Adam::Adam(NamedParameters params, const AdamOptions& options) : Adam(std::move(params), options, false) {}
@@ -42,16 +44,19 @@ void Adam::update(const std::vector<Run>& runs) {
     float* __restrict v = r.buf[1];
     // Written as torch's CPU kernels compute them (add with alpha and addcmul are one fused
     // multiply-add there), so the results agree to the last bit in most elements.
-    for (int64_t i = 0; i < r.n; ++i) {
-      const float pi = p[i] * shrink;                                // AdamW decay (shrink 1: none)
-      const float gi = l2 != 0 ? std::fma(l2, pi, g[i]) : g[i];        // Adam's L2 term
-      const float mi = std::fma(one_minus_beta1, gi, beta1 * m[i]);
-      const float vi = std::fma(one_minus_beta2 * gi, gi, beta2 * v[i]);
-      const float denom = std::sqrt(vi) / bias_correction2_sqrt + eps;
-      m[i] = mi;
-      v[i] = vi;
-      p[i] = pi + (-step_size * mi) / denom;
-    }
+    // Every element on its own: split over the threads, the same bits for any split.
+    parallel_for(r.n, kElementGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const float pi = p[i] * shrink;                            // AdamW decay (shrink 1: none)
+        const float gi = l2 != 0 ? std::fma(l2, pi, g[i]) : g[i];  // Adam's L2 term
+        const float mi = std::fma(one_minus_beta1, gi, beta1 * m[i]);
+        const float vi = std::fma(one_minus_beta2 * gi, gi, beta2 * v[i]);
+        const float denom = std::sqrt(vi) / bias_correction2_sqrt + eps;
+        m[i] = mi;
+        v[i] = vi;
+        p[i] = pi + (-step_size * mi) / denom;
+      }
+    });
   }
 }
 

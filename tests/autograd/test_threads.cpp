@@ -110,3 +110,19 @@ TEST_CASE("gemm split over the pool equals the definition: row blocks, column bl
   check_gemm_split<double>(37, 5, 3, 1e-12);      // too small to split
   check_gemm_split<float>(161, 97, 129, 1e-4);    // float32, ragged block edges
 }
+
+TEST_CASE("a gemm gives the same bits split over two threads as on one") {
+  // Each element of C is one dot product over K whichever block it falls in, so the split must
+  // not change a single bit: training stays reproducible whatever SF_NUM_THREADS says.
+  const int64_t M = 300, N = 70, K = 257;
+  std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
+  for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(std::sin(0.91 * double(i)));
+  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(std::cos(0.23 * double(i)));
+  std::vector<float> one(static_cast<size_t>(M * N)), two(one.size());
+  set_num_threads(1);
+  blas::gemm_dense<float>(false, false, M, N, K, A.data(), B.data(), 0.0f, one.data());
+  set_num_threads(2);
+  blas::gemm_dense<float>(false, false, M, N, K, A.data(), B.data(), 0.0f, two.data());
+  CHECK(one == two);
+  set_num_threads(0);
+}
