@@ -4,6 +4,12 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "autograd/threads.h"
+
 namespace sf {
 
 const char* precision_name(Precision p) {
@@ -45,20 +51,52 @@ Precision autocast_precision() { return g_precision; }
 AutocastGuard::AutocastGuard(Precision p) : previous_(g_precision) { g_precision = p; }
 AutocastGuard::~AutocastGuard() { g_precision = previous_; }
 
+// dst[i] = src[i] rounded onto the grid of p (dst may equal src). fp16 uses the F16C
+// instructions where the CPU has them (vcvtps2ph rounds to nearest even with subnormals, the same
+// grid as the scalar _Float16 path); bf16 is integer arithmetic the compiler vectorizes.
+static void round_span(const float* src, float* dst, int64_t n, Precision p) {
+  int64_t i = 0;
+  if (p == Precision::fp16) {
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+      __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+      _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+    }
+#endif
+    for (; i < n; ++i) dst[i] = round_to_fp16(src[i]);
+    return;
+  }
+  for (; i < n; ++i) {  // round_to_bf16 without branches
+    uint32_t u;
+    std::memcpy(&u, src + i, sizeof u);
+    const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+    const uint32_t r = nan ? (u | 0x00400000u) : u + 0x7FFFu + ((u >> 16) & 1u);
+    const uint32_t bits = r & 0xFFFF0000u;
+    std::memcpy(dst + i, &bits, sizeof bits);
+  }
+}
+
+static void round_into(const Tensor& src, Tensor& dst, Precision p) {
+  const float* x = src.data<float>();
+  float* y = dst.data<float>();
+  parallel_blocks(src.numel(), [&](int64_t i0, int64_t i1) { round_span(x + i0, y + i0, i1 - i0, p); });
+}
+
 void round_inplace(Tensor& t, Precision p) {
   if (p == Precision::fp32 || t.dtype() != DType::f32) return;
-  float* x = t.data<float>();
-  int64_t n = t.numel();
-  if (p == Precision::fp16) {
-    for (int64_t i = 0; i < n; ++i) x[i] = round_to_fp16(x[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) x[i] = round_to_bf16(x[i]);
-  }
+  round_into(t, t, p);
 }
 
 Tensor lowp_round(Tensor t) {
   round_inplace(t, g_precision);
   return t;
+}
+
+Tensor lowp_copy(const Tensor& t) {
+  if (g_precision == Precision::fp32 || t.dtype() != DType::f32) return t;
+  Tensor out = Tensor::empty(t.shape(), t.dtype());
+  round_into(t, out, g_precision);
+  return out;
 }
 
 }  // namespace sf

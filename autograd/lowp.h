@@ -38,5 +38,8 @@ class AutocastGuard {
 void round_inplace(Tensor& t, Precision p);
 // Rounds t in place to the current autocast precision and returns it (a fresh op result).
 Tensor lowp_round(Tensor t);
+// A rounded copy of t for the current autocast precision (no graph), or t itself when there is
+// nothing to round (fp32, float64): the low-precision input of a matmul.
+Tensor lowp_copy(const Tensor& t);
 
 }  // namespace sf

@@ -111,11 +111,6 @@ struct MaskInputs {
   const Tp* pad_ptr() const { return pad.defined() ? pad.data<Tp>() : nullptr; }
 };
 
-// A copy rounded to the autocast grid (fp16/bf16), or t itself in fp32.
-Tensor lowp_copy(const Tensor& t) {
-  return autocast_precision() == Precision::fp32 ? t : lowp_round(t.detach().clone());
-}
-
 void check_options(const AttentionOptions& opt, int64_t B, int64_t H, int64_t T, int64_t S,
                    const std::string& shapes) {
   auto fail = [&](const std::string& why) { throw ShapeError("attention: " + why + " (" + shapes + ")"); };

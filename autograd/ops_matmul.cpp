@@ -28,10 +28,7 @@ static bool broadcastable(const Shape& a, const Shape& b) {
 }
 
 // A copy of t rounded to the autocast grid, or t itself in fp32.
-static Tensor lowp_input(const Tensor& t) {
-  if (autocast_precision() == Precision::fp32 || t.dtype() != DType::f32) return t;
-  return lowp_round(t.detach().clone());
-}
+static Tensor lowp_input(const Tensor& t) { return lowp_copy(t); }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   kernels::check_same_dtype(a, b, "matmul");
@@ -116,21 +113,22 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     gemm(false, true, rows, out_features, in, xl.data<T>(), wl.data<T>(), y, bias.defined() ? 1 : 0);
   });
   out = lowp_round(out);
-  return record(out, "linear", {x, weight, bias}, [x, weight, bias, rows, in, out_features](const Tensor& dout) {
+  // Backward multiplies by the same rounded copies (autocast saves its casts for backward too).
+  return record(out, "linear", {x, weight, bias}, [x, weight, bias, xl, wl, rows, in, out_features](const Tensor& dout) {
     Tensor g = lowp_input(dout);
     dispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* dy = g.data<T>();
       if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
         Tensor dx = Tensor::empty(x.shape(), x.dtype());
-        gemm(false, false, rows, in, out_features, dy, lowp_input(weight).data<T>(), dx.data<T>(), 0);
+        gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
         accumulate_grad(x, lowp_round(std::move(dx)));
       }
       if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
         Tensor dw = leaf_grad(weight);
         bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
         if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
-        gemm(true, false, out_features, in, rows, dy, lowp_input(x).data<T>(), dw.data<T>(), direct ? 1 : 0);
+        gemm(true, false, out_features, in, rows, dy, xl.data<T>(), dw.data<T>(), direct ? 1 : 0);
         if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
       }
       if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
@@ -138,8 +136,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
         bool direct = db.defined();
         if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
         T* d = db.data<T>();
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = 0; j < out_features; ++j) d[j] += dy[r * out_features + j];
+        parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
+        });
         if (!direct) accumulate_grad(bias, std::move(db));
       }
     });

@@ -122,3 +122,35 @@ TEST_CASE("round_inplace and AutocastGuard") {
   }
   CHECK(autocast_precision() == Precision::fp32);
 }
+
+TEST_CASE("round_inplace and lowp_copy (vectorized, threaded) give the scalar rounding's bits") {
+  // Every kind of value, in a tensor long enough to take the vector and threaded paths and with a
+  // length that leaves a scalar tail: normals, ties, subnormals, overflow, zeros, inf and NaN.
+  std::vector<float> base = {1.0f + 1.0f / 1024 + 1.0f / 4096, 65504.0f, 65520.0f, 70000.0f, 6.0e-8f,
+                             2.9e-8f, 3.0e-8f, 1e-30f, -0.0f, 0.0f, INFINITY, -INFINITY, NAN, 1.00390625f,
+                             -1.0f - 1.0f / 128 - 1.0f / 256, 3.3895314e38f, 0.1f, -7.7e-5f};
+  const int64_t n = 70001;
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    values[static_cast<size_t>(i)] = base[static_cast<size_t>(i) % base.size()] * (i % 3 == 0 ? 1.0f : 1.0f + 1e-3f * float(i % 7));
+  for (Precision p : {Precision::fp16, Precision::bf16}) {
+    Tensor t = Tensor::from_vector(values, {n});
+    Tensor original = t.clone();
+    Tensor copy;
+    {
+      AutocastGuard guard(p);
+      copy = lowp_copy(t);
+    }
+    round_inplace(t, p);
+    const float* x = original.data<float>();
+    int mismatches = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      float expect = p == Precision::fp16 ? round_to_fp16(x[i]) : round_to_bf16(x[i]);
+      bool same = std::isnan(expect) ? std::isnan(t.data<float>()[i]) && std::isnan(copy.data<float>()[i])
+                                     : bits_of(expect) == bits_of(t.data<float>()[i]) &&
+                                           bits_of(expect) == bits_of(copy.data<float>()[i]);
+      mismatches += !same;
+    }
+    CHECK_MESSAGE(mismatches == 0, precision_name(p));
+  }
+}
