@@ -26,26 +26,40 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
               beta, C, ld(ldc));
 }
 
+// How a gemm is cut: into blocks of C's rows (or columns) whose size depends only on the shape,
+// never on the thread count. OpenBLAS may round an element differently depending on the size of
+// the call it sits in, so a split that followed the thread count would make the last bits of a
+// training run depend on SF_NUM_THREADS; with fixed blocks one thread runs the same calls as two.
+static int64_t block_size(int64_t extent) {
+  constexpr int64_t kMaxBlocks = 8, kMinBlock = 64, kAlign = 16;
+  int64_t blocks = std::clamp<int64_t>(extent / kMinBlock, 1, kMaxBlocks);
+  int64_t size = (extent + blocks - 1) / blocks;
+  return (size + kAlign - 1) / kAlign * kAlign;
+}
+
 template <class T>
 void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
                    const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
-  constexpr int64_t kBlock = 16;           // split on multiples of 16 rows/columns (kernel width)
-  constexpr double kMinFlops = 1 << 20;    // below this a split costs more than it saves
-  if (2.0 * double(M) * double(N) * double(K) < kMinFlops || num_threads() < 2) {
+  constexpr double kMinFlops = 1 << 20;  // below this a split costs more than it saves
+  if (2.0 * double(M) * double(N) * double(K) < kMinFlops) {
     gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   if (M >= N) {  // row blocks: rows m of op(A) start at A + m*lda (or column m when transposed)
-    parallel_for((M + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
-      int64_t m0 = b0 * kBlock, m1 = std::min(M, b1 * kBlock);
-      const T* a = ta ? A + m0 : A + m0 * lda;
-      gemm(ta, tb, m1 - m0, N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc);
+    const int64_t rows = block_size(M);
+    parallel_for((M + rows - 1) / rows, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t m0 = b0 * rows; m0 < std::min(M, b1 * rows); m0 += rows) {
+        const T* a = ta ? A + m0 : A + m0 * lda;
+        gemm(ta, tb, std::min(rows, M - m0), N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc);
+      }
     });
   } else {  // column blocks: columns n of op(B) start at B + n (or row n when transposed)
-    parallel_for((N + kBlock - 1) / kBlock, 2, [&](int64_t b0, int64_t b1) {
-      int64_t n0 = b0 * kBlock, n1 = std::min(N, b1 * kBlock);
-      const T* b = tb ? B + n0 * ldb : B + n0;
-      gemm(ta, tb, M, n1 - n0, K, alpha, A, lda, b, ldb, beta, C + n0, ldc);
+    const int64_t cols = block_size(N);
+    parallel_for((N + cols - 1) / cols, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t n0 = b0 * cols; n0 < std::min(N, b1 * cols); n0 += cols) {
+        const T* b = tb ? B + n0 * ldb : B + n0;
+        gemm(ta, tb, M, std::min(cols, N - n0), K, alpha, A, lda, b, ldb, beta, C + n0, ldc);
+      }
     });
   }
 }

@@ -15,7 +15,8 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
           const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
 
 // The same product split over the thread pool (threads.h) into blocks of C's rows, or of its
-// columns when it has few rows; small products (under about a megaflop) run on one thread.
+// columns when it has few rows; small products (under about a megaflop) run as one call. The
+// blocks depend on the shape only, so the result has the same bits for any number of threads.
 template <class T>
 void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
                    const T* B, int64_t ldb, T beta, T* C, int64_t ldc);

@@ -114,15 +114,19 @@ TEST_CASE("gemm split over the pool equals the definition: row blocks, column bl
 TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   // Each element of C is one dot product over K whichever block it falls in, so the split must
   // not change a single bit: training stays reproducible whatever SF_NUM_THREADS says.
-  const int64_t M = 300, N = 70, K = 257;
-  std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
-  for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(std::sin(0.91 * double(i)));
-  for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(std::cos(0.23 * double(i)));
-  std::vector<float> one(static_cast<size_t>(M * N)), two(one.size());
-  set_num_threads(1);
-  blas::gemm_dense<float>(false, false, M, N, K, A.data(), B.data(), 0.0f, one.data());
-  set_num_threads(2);
-  blas::gemm_dense<float>(false, false, M, N, K, A.data(), B.data(), 0.0f, two.data());
-  CHECK(one == two);
+  struct Case { int64_t M, N, K; bool ta, tb; };
+  for (Case c : {Case{300, 70, 257, false, false}, Case{29, 64, 512, true, false}, Case{512, 64, 29, false, false},
+                 Case{512, 192, 64, false, true}, Case{64, 192, 512, true, false}}) {
+    const int64_t M = c.M, N = c.N, K = c.K;
+    std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
+    for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(std::sin(0.91 * double(i)));
+    for (size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(std::cos(0.23 * double(i)));
+    std::vector<float> one(static_cast<size_t>(M * N)), two(one.size());
+    set_num_threads(1);
+    blas::gemm_dense<float>(c.ta, c.tb, M, N, K, A.data(), B.data(), 0.0f, one.data());
+    set_num_threads(2);
+    blas::gemm_dense<float>(c.ta, c.tb, M, N, K, A.data(), B.data(), 0.0f, two.data());
+    CHECK_MESSAGE(one == two, "M=" << M << " N=" << N << " K=" << K << " ta=" << c.ta << " tb=" << c.tb);
+  }
   set_num_threads(0);
 }

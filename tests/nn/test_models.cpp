@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "autograd/threads.h"
 #include "nn/gpt.h"
 #include "nn/transformer.h"
 
@@ -316,4 +317,40 @@ TEST_CASE("GPT: logits at position t do not depend on tokens after t") {
     for (int64_t v = 0; v < 13; ++v) last += std::fabs(a.at({0, 6, v}) - b.at({0, 6, v}));
     CHECK(last > 0);
   }
+}
+
+TEST_CASE("a GPT training step gives the same bits on one thread and on two") {
+  // The thread pool splits gemms by blocks of C, attention by (batch, head), elementwise loops on
+  // fixed boundaries and LayerNorm's parameter gradients by fixed row blocks: nothing depends on
+  // how many threads run, so a run is reproducible whatever SF_NUM_THREADS says.
+  GPTConfig cfg;
+  cfg.vocab_size = 29;
+  cfg.block_size = 64;
+  cfg.n_layer = 2;
+  cfg.n_head = 4;
+  cfg.n_embd = 64;
+  cfg.activation = "gelu_tanh";
+  std::vector<int32_t> ids(8 * 64), next(8 * 64);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ids[i] = static_cast<int32_t>((i * 7 + i / 5) % 29);
+    next[i] = static_cast<int32_t>((i * 11 + 3) % 29);
+  }
+  IntTensor idx({8, 64}, ids), targets({8, 64}, next);
+  auto step = [&](int threads) {
+    set_num_threads(threads);
+    GPT model(cfg);
+    Tensor loss = model.loss(idx, targets);
+    loss.backward();
+    std::vector<float> out = {loss.data<float>()[0]};
+    const float* g = model.flat_grads().data<float>();
+    out.insert(out.end(), g, g + model.flat_grads().numel());
+    return out;
+  };
+  std::vector<float> one = step(1), two = step(2);
+  set_num_threads(0);
+  REQUIRE(one.size() == two.size());
+  size_t first = 0;
+  while (first < one.size() && one[first] == two[first]) ++first;
+  INFO("first difference at " << first << " (0 is the loss, then the flat gradient)");
+  CHECK(one == two);
 }
