@@ -27,7 +27,10 @@ static bool may_change_on_resume(const std::string& section, const std::string& 
 
 static Config resume_config(const TrainArgs& a) {
   Config saved = load_run_config(a.resume);
-  if (a.config.empty() && a.overrides.empty()) return saved;
+  if (a.config.empty() && a.overrides.empty()) {
+    saved.output.run_dir = a.resume;  // the run continues where it is now, even if it was moved
+    return saved;
+  }
   // A config given with --resume must describe the same experiment.
   nlohmann::json saved_json = config_to_json(saved);
   nlohmann::json j = config_to_json(a.config.empty() ? saved : load_config(a.config));
