@@ -1,6 +1,10 @@
 // main.cpp: the `scratchformer` executable. Parses the command line (CLI11), runs one
-// subcommand, and turns any error a person can fix (sf::Error) into one line and exit code 2.
+// subcommand, and turns any error a person can fix (sf::Error, and file-system errors such as a
+// full disk) into one line and exit code 2; anything else is a bug: one line and exit code 3.
+#include <filesystem>
 #include <iostream>
+#include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +17,13 @@ static int g_exit_code = 0;
 void set_exit_code(int code) { g_exit_code = code; }
 int exit_code() { return g_exit_code; }
 }  // namespace sf
+
+// Newlines in a message from outside sf::Error (a path can hold one) become spaces.
+static std::string one_line(std::string s) {
+  for (char& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  return s;
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"scratchformer: train small transformers built from scratch, and watch how they learn."};
@@ -36,6 +47,15 @@ int main(int argc, char** argv) {
   } catch (const sf::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::filesystem::filesystem_error& e) {  // the disk, not the input: full, read-only, ...
+    std::cerr << "error: " << one_line(e.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (try a smaller model, batch_size or block_size)\n";
+    return 2;
+  } catch (const std::exception& e) {  // a bug: still one line, and a distinct exit code
+    std::cerr << "error: internal error (a bug in scratchformer, please report it): " << one_line(e.what()) << "\n";
+    return 3;
   }
   return sf::exit_code();
 }
