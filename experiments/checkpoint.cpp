@@ -61,22 +61,50 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
   }
 }
 
+// The record's shape, checked field by field so that every later `record.at(...)` and `get<>()`
+// in train --resume, eval and sample finds what it expects: CheckpointError naming the field.
+static void check_record_fields(const json& record, const std::string& where) {
+  auto bad = [&](const std::string& field, const std::string& what) {
+    return CheckpointError(where + ": field \"" + field + "\" " + what + " (not a scratchformer checkpoint record, or corrupt)");
+  };
+  if (!record.contains("step") || !record["step"].is_number_integer() || record["step"].get<int64_t>() < 0)
+    throw bad("step", "must be an integer >= 0");
+  if (!record.contains("files") || !record["files"].is_object()) throw bad("files", "must be an object");
+  for (const char* part : {"weights", "optimizer"}) {
+    std::string name = std::string("files.") + part;
+    if (!record["files"].contains(part) || !record["files"][part].is_object()) throw bad(name, "must be an object");
+    const json& f = record["files"][part];
+    if (!f.contains("path") || !f["path"].is_string()) throw bad(name + ".path", "must be a string");
+    std::string file = f["path"].get<std::string>();  // a file next to the record, nothing else
+    if (file.empty() || file == "." || file == ".." || file.find('/') != std::string::npos)
+      throw bad(name + ".path", "must be a file name in the checkpoint's folder");
+    if (!f.contains("bytes") || !f["bytes"].is_number_unsigned()) throw bad(name + ".bytes", "must be an integer >= 0");
+    if (!f.contains("sha256") || !f["sha256"].is_string()) throw bad(name + ".sha256", "must be a string");
+  }
+  for (const char* field : {"optimizer", "precision", "data", "loop", "config", "tokenizer"})
+    if (!record.contains(field) || !record[field].is_object()) throw bad(field, "must be an object");
+  const json& loop = record["loop"];
+  if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_number()) throw bad("loop.best_val_loss", "must be a number");
+  if (loop.contains("clipped_steps") && !loop["clipped_steps"].is_number_integer())
+    throw bad("loop.clipped_steps", "must be an integer");
+}
+
 json read_checkpoint_record(const std::string& record_path) {
   if (!fs::is_regular_file(record_path)) throw CheckpointError(record_path + ": no such checkpoint record");
   json record = json::parse(read_whole_file(record_path), nullptr, false);
-  if (record.is_discarded() || !record.is_object() || !record.contains("files") || !record.contains("step"))
+  if (record.is_discarded() || !record.is_object())
     throw CheckpointError(record_path + ": not a valid checkpoint record (truncated or corrupt JSON)");
+  check_record_fields(record, record_path);
   fs::path dir = fs::path(record_path).parent_path();
   for (const char* part : {"weights", "optimizer"}) {
-    if (!record["files"].contains(part)) throw CheckpointError(record_path + ": the record lists no " + part + " file");
     const json& f = record["files"][part];
-    std::string path = (dir / f.value("path", "")).string();
+    std::string path = (dir / f["path"].get<std::string>()).string();
     if (!fs::is_regular_file(path)) throw CheckpointError(path + ": missing (the checkpoint " + record_path + " needs it)");
-    uint64_t size = fs::file_size(path), expected = f.value("bytes", uint64_t{0});
+    uint64_t size = fs::file_size(path), expected = f["bytes"].get<uint64_t>();
     if (size != expected)
       throw CheckpointError(path + ": " + std::to_string(size) + " bytes, but the checkpoint record says " +
                             std::to_string(expected) + " (truncated or overwritten)");
-    if (data::sha256_hex(read_whole_file(path)) != f.value("sha256", ""))
+    if (data::sha256_hex(read_whole_file(path)) != f["sha256"].get<std::string>())
       throw CheckpointError(path + ": sha256 differs from the checkpoint record (the file is corrupt)");
   }
   return record;
@@ -101,6 +129,8 @@ void restore_checkpoint(const std::string& record_path, const json& record, Task
     if (mp) mp->load_state_dict(record.at("precision"));
     if (optimizer || mp) task.set_data_state(record.at("data"));
   } catch (const json::exception& e) {
+    throw CheckpointError(record_path + ": " + e.what());
+  } catch (const Error& e) {  // the optimizer's or the data sampler's own check: say which record
     throw CheckpointError(record_path + ": " + e.what());
   }
 }
