@@ -11,6 +11,15 @@ using namespace sf;
 
 namespace {
 
+// The largest |a - b| over all elements of two tensors of the same size.
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  std::vector<double> x = a.to_vector(), y = b.to_vector();
+  REQUIRE(x.size() == y.size());
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+  return worst;
+}
+
 // The mask the fused op applies, built by hand: (B, 1, T, S) with 1 = masked.
 Tensor reference_mask(int64_t B, int64_t T, int64_t S, const AttentionOptions& opt) {
   std::vector<double> m(static_cast<size_t>(B * T * S), 0.0);
@@ -49,15 +58,8 @@ void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t 
   sum(composed * w).backward();
   std::vector<Tensor> composed_grads = {q.grad(), k.grad(), v.grad()};
 
-  auto close = [](const Tensor& a, const Tensor& b) {
-    std::vector<double> x = a.to_vector(), y = b.to_vector();
-    REQUIRE(x.size() == y.size());
-    double worst = 0;
-    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
-    return worst;
-  };
-  CHECK(close(fused, composed) < 1e-12);
-  for (int i = 0; i < 3; ++i) CHECK(close(fused_grads[i], composed_grads[i]) < 1e-12);
+  CHECK(max_abs_diff(fused, composed) < 1e-12);
+  for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(fused_grads[i], composed_grads[i]) < 1e-12);
 }
 
 }  // namespace
@@ -123,15 +125,8 @@ static void check_packed_against_sliced(int64_t B, int64_t T, int64_t H, int64_t
   Tensor sliced = reshape(permute(y, {0, 2, 1, 3}), {B, T, C});  // (B, T, C)
   sum(sliced * w).backward();
 
-  auto worst = [](const Tensor& a, const Tensor& b) {
-    std::vector<double> x = a.to_vector(), z = b.to_vector();
-    REQUIRE(x.size() == z.size());
-    double m = 0;
-    for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - z[i]));
-    return m;
-  };
-  CHECK(worst(packed, sliced) <= tol);
-  CHECK(worst(packed_grad, qkv.grad()) <= tol);
+  CHECK(max_abs_diff(packed, sliced) <= tol);
+  CHECK(max_abs_diff(packed_grad, qkv.grad()) <= tol);
 }
 
 TEST_CASE("attention_packed equals slicing the heads out of qkv by hand") {

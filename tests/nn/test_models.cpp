@@ -323,10 +323,9 @@ TEST_CASE("a GPT training step gives the same bits on one thread and on two") {
   // The thread pool splits gemms by blocks of C, attention by (batch, head), elementwise loops on
   // fixed boundaries and LayerNorm's parameter gradients by fixed row blocks: nothing depends on
   // how many threads run, so a run is reproducible whatever SF_NUM_THREADS says.
-  GPTConfig cfg;
+  GPTConfig cfg = small_gpt();  // widened so the gemms and attention are big enough to be split
   cfg.vocab_size = 29;
   cfg.block_size = 64;
-  cfg.n_layer = 2;
   cfg.n_head = 4;
   cfg.n_embd = 64;
   cfg.activation = "gelu_tanh";
