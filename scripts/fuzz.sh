@@ -11,7 +11,7 @@
 # A crash that is fixed gets its input copied to tests/fuzz/regressions/<target>/ (replayed by
 # --regress and by CI) and, when it is a file a person could hand the CLI, a case in
 # tests/bad_inputs/.
-# Environment: SF_FUZZ_BUILD (default build-fuzz), SF_FUZZ_JOBS (parallel fuzzers, default 1).
+# Environment: SF_FUZZ_BUILD (default build-fuzz), SF_FUZZ_BUILD_JOBS (compile jobs, default nproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +31,7 @@ cxx=${CXX_FUZZ:-clang++}
 command -v "$cxx" >/dev/null || { echo "fuzz.sh: $cxx not found (scripts/setup.sh --with-fuzz installs clang)" >&2; exit 1; }
 
 cmake -S tests/fuzz -B "$build" -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null || {
+cmake --build "$build" -j "${SF_FUZZ_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}" >/dev/null || {
   echo "fuzz.sh: building the fuzz targets failed; rerun: cmake --build $build" >&2; exit 1; }
 
 if [[ ${#targets[@]} -eq 0 ]]; then
@@ -58,9 +58,11 @@ for t in "${targets[@]}"; do
   mkdir -p "$work"
   dict=()
   [[ -f tests/fuzz/$t.dict ]] && dict=(-dict="tests/fuzz/$t.dict")
+  max_len=8192
+  [[ $t == checkpoint ]] && max_len=65536  # a record and two tensor files of a small model
   echo "== $t: fuzzing for ${seconds}s"
   if "$exe" "$work" "${inputs[@]}" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
-        -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=8192 -print_final_stats=1 \
+        -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len="$max_len" -print_final_stats=1 \
         -artifact_prefix="$build/crashes/$t-" >"$build/$t.log" 2>&1; then
     grep -E "stat::number_of_executed_units|cov:" "$build/$t.log" | tail -2 | sed 's/^/   /'
   else
