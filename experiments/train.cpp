@@ -3,12 +3,19 @@
 //   setup      threads, data + model (the task), optimizer, schedule, mixed precision
 //   run dir    created only now, after everything above succeeded; resolved config saved
 //   resume     weights, optimizer, loss scaler, RNG and data position from checkpoint `last`
-//   loop       lr -> evaluate/checkpoint -> forward/backward/step -> log
+//   loop       evaluate/checkpoint -> stop? -> lr -> forward/backward/step -> log
 //   finish     final evaluation, loss plot, samples, summary.json
+//
+// Ctrl-C (or SIGTERM) does not kill a run: the step in progress finishes, checkpoint `last` is
+// written, and one line says how to continue (`scratchformer train --resume RUN_DIR`).
 #include "experiments/train.h"
+
+#include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -98,6 +105,55 @@ Config load_run_config(const std::string& run_dir) {
   return load_config(path);
 }
 
+// ---- Ctrl-C: stop at the end of the current step ----
+//
+// The handler only records which signal came (a volatile sig_atomic_t is all a handler may
+// safely write) and says so with write(2); the loop looks at it between steps. SA_RESETHAND
+// puts the default action back after the first signal, so a second Ctrl-C aborts at once.
+static volatile std::sig_atomic_t g_stop_signal = 0;
+
+static void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  static const char msg[] = "\nstopping at the end of this step (Ctrl-C again to abort at once)\n";
+  ssize_t written = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)written;  // nothing useful to do if stderr is gone
+}
+
+// Installs the handler for SIGINT and SIGTERM for its lifetime (when enabled), then restores the
+// previous handlers. A signal the process was started ignoring (SIGINT in a shell's background
+// job, nohup) stays ignored, as Unix programs do. signal() is the signal that asked to stop, 0
+// while none did.
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(bool enabled) {
+    g_stop_signal = 0;
+    if (!enabled) return;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND | SA_RESTART;  // one-shot; interrupted writes (checkpoints) resume
+    for (Saved& s : saved_) {
+      sigaction(s.sig, nullptr, &s.old);
+      s.installed = s.old.sa_handler != SIG_IGN && sigaction(s.sig, &sa, nullptr) == 0;
+    }
+  }
+  ~StopOnSignal() {
+    for (Saved& s : saved_)
+      if (s.installed) sigaction(s.sig, &s.old, nullptr);
+  }
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+  int signal() const { return g_stop_signal; }
+
+ private:
+  struct Saved {
+    int sig;
+    struct sigaction old {};
+    bool installed = false;
+  };
+  Saved saved_[2] = {{SIGINT}, {SIGTERM}};
+};
+
 static std::string fmt(const char* format, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, x);
@@ -110,6 +166,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   const std::string& run_dir = config.output.run_dir;
   TrainResult result;
   auto wall_start = Clock::now();
+  StopOnSignal stop(options.stop_on_signal);  // from here on, Ctrl-C means "stop after this step"
 
   // ---------------------------------------------------------------- setup
   if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
@@ -158,6 +215,11 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   Progress progress(tc.steps, tc.log_interval, out, bar, start);
 
   auto loop_state = [&] { return json{{"best_val_loss", best_val}, {"clipped_steps", clipped}}; };
+  int64_t last_saved = options.resume ? start : -1;  // the step checkpoint `last` holds
+  auto save_last = [&](int64_t step) {
+    save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
+    last_saved = step;
+  };
   auto eval_seed = [&](int64_t step, int split) {  // evaluation draws its own batches
     return static_cast<uint64_t>(tc.seed) * 1000003ull + static_cast<uint64_t>(step) * 2ull + split;
   };
@@ -181,14 +243,17 @@ TrainResult train(const Config& config, const TrainOptions& options) {
         if (config.output.save_best && step > 0)
           save_checkpoint(run_dir, "best", step, *task, *optimizer, mp, config_json, loop_state());
       }
-      if (config.output.checkpoint_interval == 0 && step > 0)
-        save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
+      if (config.output.checkpoint_interval == 0 && step > 0) save_last(step);
     }
     if (config.output.checkpoint_interval > 0 && step > start &&
         (step % config.output.checkpoint_interval == 0 || final_step))
-      save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
-    if (final_step || step == options.stop_after) {
+      save_last(step);
+
+    // -- stop? (the end of the run, stop_after, or Ctrl-C / SIGTERM during the last step) --
+    if (final_step || step == options.stop_after || stop.signal() != 0) {
+      if (!final_step && last_saved != step) save_last(step);  // --resume continues from here
       result.steps_done = step;
+      result.stopped_by_signal = final_step ? 0 : stop.signal();
       break;
     }
     auto t0 = Clock::now();
@@ -210,6 +275,9 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     mp.update();
 
     // -- log --
+    // The logged loss is this one batch's, before the update, in training mode (dropout and
+    // label smoothing on): far noisier than an evaluation (the mean over eval_iters batches, with
+    // neither), but the same quantity on average when both are 0.
     double loss_value = loss.item();
     if (!std::isfinite(loss_value) || loss_value > tc.max_loss)
       throw NumericalError("training diverged at step " + std::to_string(step + 1) + ": loss " + fmt("%g", loss_value) +
@@ -231,7 +299,11 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   result.clipped_steps = clipped;
   result.skipped_steps = mp.skipped_steps();
   result.entropy_floor = task->entropy_floor();
-  if (result.steps_done != tc.steps) {  // stopped early (stop_after): no final report
+  if (result.steps_done != tc.steps) {  // stopped early (stop_after or a signal): no final report
+    if (result.stopped_by_signal != 0)
+      out << "interrupted (" << (result.stopped_by_signal == SIGINT ? "SIGINT" : "SIGTERM") << ") at step "
+          << result.steps_done << "/" << tc.steps << ", saved " << checkpoint_record_path(run_dir, "last")
+          << "; continue with: scratchformer train --resume " << run_dir << "\n";
     result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
     return result;
   }

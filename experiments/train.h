@@ -16,12 +16,15 @@ struct TrainOptions {
   int64_t stop_after = -1;      // stop (as if interrupted) once this many steps are done; -1: never
   std::ostream* out = nullptr;  // progress and summary (default std::cout)
   bool progress_bar = true;     // a bar when `out` is std::cout on a terminal; log lines otherwise
+  bool stop_on_signal = false;  // Ctrl-C (SIGINT) or SIGTERM: finish the current step, save `last`,
+                                // return; a second Ctrl-C aborts at once (the CLI sets this)
 };
 
 struct TrainResult {
   std::vector<double> losses;   // the training loss of each step run in this session
   int64_t first_step = 0;       // the step this session started from (k when resumed at k)
   int64_t steps_done = 0;       // total steps done when it returned
+  int stopped_by_signal = 0;    // SIGINT or SIGTERM when a signal stopped the run early, else 0
   double val_loss = -1;         // the last estimate (nanoGPT's eval_iters batches)
   EvalReport full;              // the whole val split / held-out set (at the end only)
   double entropy_floor = -1;

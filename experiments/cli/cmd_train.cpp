@@ -52,19 +52,19 @@ static Config resume_config(const TrainArgs& a) {
 
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
-  auto* cmd = app.add_subcommand("train", "train a model as a JSON config says (see configs/README.md)");
+  auto* cmd = app.add_subcommand(
+      "train", "train a model as a JSON config says (see configs/README.md); Ctrl-C stops after the current step, saving it");
   cmd->add_option("config", args->config, "the experiment's JSON config, e.g. configs/default.json");
   cmd->add_option("--set", args->overrides, "override one config key: --set optim.lr=3e-4 (repeatable)");
   cmd->add_option("--resume", args->resume, "continue the run in RUN_DIR from its last checkpoint, exactly");
   cmd->callback([args] {
-    if (args->resume.empty()) {
-      if (args->config.empty()) throw ConfigError("train: give a config file (e.g. configs/default.json) or --resume RUN_DIR");
-      train(load_config(args->config, args->overrides));
-      return;
-    }
     TrainOptions options;
-    options.resume = true;
-    train(resume_config(*args), options);
+    options.stop_on_signal = true;  // Ctrl-C: finish the step, save `last`, exit 128 + signal (130)
+    if (args->resume.empty() && args->config.empty())
+      throw ConfigError("train: give a config file (e.g. configs/default.json) or --resume RUN_DIR");
+    options.resume = !args->resume.empty();
+    TrainResult r = train(options.resume ? resume_config(*args) : load_config(args->config, args->overrides), options);
+    if (r.stopped_by_signal != 0) set_exit_code(128 + r.stopped_by_signal);
   });
 }
 

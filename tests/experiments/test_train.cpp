@@ -1,6 +1,6 @@
 // The training loop end to end on tiny configs: it learns, it is deterministic, it resumes bit
-// for bit, checkpoints detect damage, failing configs leave nothing behind, and fp16/bf16 runs
-// end near the fp32 run.
+// for bit (after a stop, kill -9 or Ctrl-C), checkpoints detect damage, failing configs leave
+// nothing behind, and fp16/bf16 runs end near the fp32 run.
 #include <doctest/doctest.h>
 
 #include <fcntl.h>
@@ -24,57 +24,12 @@
 #include "experiments/metrics.h"
 #include "experiments/task.h"
 #include "experiments/train.h"
+#include "tiny_run.h"
 
 using namespace sf;
+using namespace sf::test;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-// A small corpus with structure a tiny model can learn quickly: words from a short list.
-static std::string tiny_corpus_path() {
-  fs::path p = fs::temp_directory_path() / "sf_test_experiments" / "corpus.txt";
-  if (!fs::exists(p)) {
-    fs::create_directories(p.parent_path());
-    const char* words[] = {"the cat sat. ", "a dog ran! ", "we see it? ", "to be or not. ", "all is well. "};
-    std::ostringstream text;
-    uint64_t x = 12345;
-    for (int i = 0; i < 3000; ++i) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      text << words[(x >> 33) % 5];
-    }
-    std::ofstream(p) << text.str();
-  }
-  return p.string();
-}
-
-static Config tiny_config(const std::string& run_name) {
-  Config c;
-  c.data.dataset = "text";
-  c.data.path = tiny_corpus_path();
-  c.model.n_layer = 1;
-  c.model.n_head = 2;
-  c.model.n_embd = 32;
-  c.model.block_size = 16;
-  c.train.steps = 40;
-  c.train.batch_size = 8;
-  c.train.eval_interval = 10;
-  c.train.eval_iters = 2;
-  c.train.samples = 0;
-  c.train.threads = 1;
-  c.optim.lr = 3e-3;
-  c.schedule.warmup_steps = 5;
-  c.schedule.min_lr = 3e-4;
-  c.output.run_dir = (fs::temp_directory_path() / "sf_test_experiments" / run_name).string();
-  c.output.overwrite = true;
-  c.output.plot = false;
-  validate_config(c);
-  return c;
-}
-
-static TrainResult quiet_train(const Config& c, TrainOptions o = {}) {
-  std::ostringstream log;
-  o.out = &log;
-  return train(c, o);
-}
 
 TEST_CASE("a tiny GPT learns: the loss falls well below its starting value") {
   Config c = tiny_config("learns");
@@ -130,6 +85,44 @@ TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's los
   CHECK(logged == full.losses);
 }
 
+// Runs `scratchformer train` on config c (saved next to its run directory) in a child process
+// with stdout to `stdout_path`, waits until checkpoint `last` is past step 8, sends `sig` and
+// returns the child's wait status. The run directory is cleared first, so the poll only sees
+// the spawned run's checkpoints.
+static int spawn_train_and_signal(const std::string& exe, const Config& c, int sig, const std::string& stdout_path) {
+  fs::remove_all(c.output.run_dir);
+  fs::path cfg = fs::path(c.output.run_dir).string() + ".json";
+  std::ofstream(cfg) << config_to_json(c).dump();
+  pid_t pid;
+  std::string cfg_s = cfg.string();
+  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("train"), cfg_s.data(), nullptr};
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attr;  // default SIGINT/SIGTERM actions in the child, even when ctest runs in
+  posix_spawnattr_init(&attr);  // a shell's background job (which ignores SIGINT)
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  REQUIRE(posix_spawn(&pid, exe.c_str(), &fa, &attr, argv, environ) == 0);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  // Signal it once a checkpoint past step 8 exists (whatever it is doing at that moment).
+  std::string record = checkpoint_record_path(c.output.run_dir, "last");
+  for (int i = 0; i < 2000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    json r = json::parse(std::ifstream(record), nullptr, false);
+    if (!r.is_discarded() && r.value("step", 0) >= 8) break;
+  }
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
 TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uninterrupted run") {
   std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   if (!fs::exists(exe)) {
@@ -140,29 +133,9 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
   c.train.steps = 5000;  // long enough that the kill lands mid-run
   c.train.eval_interval = 1000;
   c.output.checkpoint_interval = 4;
-
-  fs::remove_all(c.output.run_dir);  // the poll below must only see the spawned run's checkpoints
-  fs::path cfg = fs::path(c.output.run_dir).parent_path() / "kill9.json";
-  std::ofstream(cfg) << config_to_json(c).dump();
-  pid_t pid;
-  std::string cfg_s = cfg.string();
-  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("train"), cfg_s.data(), nullptr};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  REQUIRE(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv, environ) == 0);
-  // Kill it once a checkpoint past step 8 exists (whatever it is doing at that moment).
-  std::string record = checkpoint_record_path(c.output.run_dir, "last");
-  for (int i = 0; i < 2000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    json r = json::parse(std::ifstream(record), nullptr, false);
-    if (!r.is_discarded() && r.value("step", 0) >= 8) break;
-  }
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  posix_spawn_file_actions_destroy(&fa);
+  int status = spawn_train_and_signal(exe, c, SIGKILL, "/dev/null");
   CHECK(WIFSIGNALED(status));
+  std::string record = checkpoint_record_path(c.output.run_dir, "last");
 
   // Wherever the kill landed (a slow or busy machine may let the child run far), resume for 40
   // more steps, then compare with an uninterrupted run of the same length.
@@ -182,6 +155,60 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
   REQUIRE(full.losses.size() == static_cast<size_t>(killed_at + 40));
   std::vector<double> tail(full.losses.begin() + rest.first_step, full.losses.end());
   CHECK(rest.losses == tail);
+}
+
+TEST_CASE("Ctrl-C stops at the end of a step, saves last, exits 130, and --resume continues bit for bit") {
+  std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
+  if (!fs::exists(exe)) {
+    MESSAGE("skipped: " << exe << " is not built");
+    return;
+  }
+  Config c = tiny_config("sigint");
+  c.train.steps = 5000;  // long enough that the signal lands mid-run
+  c.train.eval_interval = 1000;
+  c.output.checkpoint_interval = 4;  // the poll waits for step 8; the stop then saves its own step
+  c.model.dropout = 0.1;             // the dropout generator must be saved at the stop too
+  fs::path log = fs::path(c.output.run_dir).string() + ".out";
+  int status = spawn_train_and_signal(exe, c, SIGINT, log.string());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+
+  // `last` is at the step where it stopped, and metrics.jsonl holds exactly the steps before it.
+  std::string record = checkpoint_record_path(c.output.run_dir, "last");
+  int64_t stopped_at = read_checkpoint_record(record).at("step").get<int64_t>();
+  CHECK(stopped_at >= 8);
+  REQUIRE(stopped_at < c.train.steps);
+  int64_t train_rows = 0, last_row = 0;
+  for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
+    if (row["kind"] == "train") ++train_rows, last_row = row["step"].get<int64_t>();
+  CHECK(train_rows == stopped_at);
+  CHECK(last_row == stopped_at);
+  // One line says where it stopped and how to continue.
+  std::string out;
+  { std::ifstream in(log); std::stringstream ss; ss << in.rdbuf(); out = ss.str(); }
+  std::string where = "interrupted (SIGINT) at step " + std::to_string(stopped_at) + "/5000";
+  CHECK(out.find(where) != std::string::npos);
+  CHECK(out.find("scratchformer train --resume " + c.output.run_dir) != std::string::npos);
+
+  // Resume for 30 more steps: the same losses as an uninterrupted run of that length.
+  TrainOptions resume;
+  resume.resume = true;
+  resume.stop_after = stopped_at + 30;
+  TrainResult rest = quiet_train(c, resume);
+  CHECK(rest.first_step == stopped_at);
+  fs::remove_all(c.output.run_dir);
+  TrainOptions uninterrupted;
+  uninterrupted.stop_after = stopped_at + 30;
+  TrainResult full = quiet_train(c, uninterrupted);
+  REQUIRE(full.losses.size() == static_cast<size_t>(stopped_at + 30));
+  std::vector<double> tail(full.losses.begin() + stopped_at, full.losses.end());
+  CHECK(rest.losses == tail);
+
+  // SIGTERM (what `kill` and service managers send) stops the same way, with 128 + 15.
+  status = spawn_train_and_signal(exe, c, SIGTERM, log.string());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 143);
+  CHECK(read_checkpoint_record(record).at("step").get<int64_t>() >= 8);
 }
 
 TEST_CASE("a truncated or corrupt checkpoint is named, the other checkpoint is untouched") {

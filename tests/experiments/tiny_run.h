@@ -1,0 +1,62 @@
+// tiny_run.h: a tiny language-modelling run for the experiments tests: a small corpus a tiny
+// GPT learns in a few dozen steps, its config, and training with the log kept quiet.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "experiments/config.h"
+#include "experiments/train.h"
+
+namespace sf::test {
+
+// A small corpus with structure a tiny model can learn quickly: words from a short list.
+inline std::string tiny_corpus_path() {
+  std::filesystem::path p = std::filesystem::temp_directory_path() / "sf_test_experiments" / "corpus.txt";
+  if (!std::filesystem::exists(p)) {
+    std::filesystem::create_directories(p.parent_path());
+    const char* words[] = {"the cat sat. ", "a dog ran! ", "we see it? ", "to be or not. ", "all is well. "};
+    std::ostringstream text;
+    uint64_t x = 12345;
+    for (int i = 0; i < 3000; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text << words[(x >> 33) % 5];
+    }
+    std::ofstream(p) << text.str();
+  }
+  return p.string();
+}
+
+inline Config tiny_config(const std::string& run_name) {
+  Config c;
+  c.data.dataset = "text";
+  c.data.path = tiny_corpus_path();
+  c.model.n_layer = 1;
+  c.model.n_head = 2;
+  c.model.n_embd = 32;
+  c.model.block_size = 16;
+  c.train.steps = 40;
+  c.train.batch_size = 8;
+  c.train.eval_interval = 10;
+  c.train.eval_iters = 2;
+  c.train.samples = 0;
+  c.train.threads = 1;
+  c.optim.lr = 3e-3;
+  c.schedule.warmup_steps = 5;
+  c.schedule.min_lr = 3e-4;
+  c.output.run_dir = (std::filesystem::temp_directory_path() / "sf_test_experiments" / run_name).string();
+  c.output.overwrite = true;
+  c.output.plot = false;
+  validate_config(c);
+  return c;
+}
+
+inline TrainResult quiet_train(const Config& c, TrainOptions o = {}) {
+  std::ostringstream log;
+  o.out = &log;
+  return train(c, o);
+}
+
+}  // namespace sf::test
