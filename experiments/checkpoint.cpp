@@ -112,6 +112,9 @@ json read_checkpoint_record(const std::string& record_path) {
 
 void restore_checkpoint(const std::string& record_path, const json& record, Task& task, Optimizer* optimizer,
                         MixedPrecision* mp) {
+  if ((optimizer || mp) && record.contains("weights_only") && record["weights_only"] == true)
+    throw CheckpointError(record_path + ": holds weights only (converted, e.g. from nanoGPT): it can be evaluated "
+                          "and sampled, not resumed");
   fs::path dir = fs::path(record_path).parent_path();
   std::string weights_path = (dir / record["files"]["weights"]["path"].get<std::string>()).string();
   NamedTensors weights = load_safetensors_from_bytes(read_whole_file(weights_path), weights_path);

@@ -13,6 +13,9 @@
 // record pointing at its own intact files. Files no record refers to are removed afterwards.
 // Loading checks sizes and hashes before touching the model: a truncated or corrupt file is a
 // CheckpointError naming it, and nothing is modified.
+//
+// A record with "weights_only": true (tools/nanogpt_convert.py to-run writes them, with an empty
+// optimizer file) can be evaluated and sampled; resuming from it is a CheckpointError.
 #pragma once
 #include <string>
 
