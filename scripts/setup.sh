@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
-# Usage: scripts/setup.sh [--with-torch]   (--with-torch adds python3-torch for parity scripts/benchmarks)
+# Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind]
+#   --with-torch adds python3-torch for parity scripts/benchmarks; --with-fuzz clang and libFuzzer
+#   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it).
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
@@ -9,7 +11,8 @@ for arg in "$@"; do
   case "$arg" in
     --with-torch) packages+=(python3-torch python3-numpy) ;;
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz)" >&2; exit 2 ;;
+    --with-valgrind) packages+=(valgrind) ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind)" >&2; exit 2 ;;
   esac
 done
 

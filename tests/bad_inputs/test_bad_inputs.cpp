@@ -9,6 +9,7 @@
 //   tokenizer <file>           data's tokenizer.json loader: a DataError with the expected text
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -50,10 +51,33 @@ std::vector<Case> read_cases(const std::string& kind) {
   return cases;
 }
 
+// One argument with its escapes decoded: \n, \t, \\ and \xHH (any byte, e.g. invalid UTF-8).
+std::string unescape(const std::string& a) {
+  std::string out;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char next = i + 1 < a.size() ? a[i + 1] : '\0';
+    if (a[i] != '\\' || next == '\0') {
+      out += a[i];
+      continue;
+    }
+    bool hex = next == 'x' && i + 3 < a.size() && std::isxdigit(static_cast<unsigned char>(a[i + 2])) &&
+               std::isxdigit(static_cast<unsigned char>(a[i + 3]));
+    if (hex) {
+      out += static_cast<char>(std::stoi(a.substr(i + 2, 2), nullptr, 16));
+      i += 3;
+    } else {
+      out += next == 'n' ? '\n' : next == 't' ? '\t' : next;  // "\\" stands for one backslash
+      i += 1;
+    }
+  }
+  return out;
+}
+
+// The input column split at spaces, each word unescaped.
 std::vector<std::string> split_args(const std::string& s) {
   std::istringstream in(s);
   std::vector<std::string> args;
-  for (std::string a; in >> a;) args.push_back(a);
+  for (std::string a; in >> a;) args.push_back(unescape(a));
   return args;
 }
 
@@ -126,4 +150,38 @@ TEST_CASE("bad tokenizer files: one DataError naming the file and the problem") 
     CHECK(msg.find(c.input) != std::string::npos);
     CHECK(msg.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("the intact checkpoint the bad ones are made from evaluates") {
+  REQUIRE_MESSAGE(fs::exists(sf::test::cli_path()), "build scratchformer first: " << sf::test::cli_path());
+  sf::test::CliResult r = run_cli({"eval", "tests/bad_inputs/checkpoint/good/last.json"}, 120);
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("(step 2)") != std::string::npos);
+}
+
+// A text file that is one huge line (no newline in 4 MB) is ordinary text: it must train with
+// either tokenizer, in bounded time. Written here rather than committed, for its size.
+TEST_CASE("a huge-line text file trains with the char and the bpe tokenizer") {
+  REQUIRE_MESSAGE(fs::exists(sf::test::cli_path()), "build scratchformer first: " << sf::test::cli_path());
+  fs::path tmp = fs::temp_directory_path() / ("sf_bad_inputs_huge_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  std::string line;
+  for (int i = 0; line.size() < (4u << 20); ++i) line += "word" + std::to_string(i % 1000) + (i % 7 ? " " : ", ");
+  std::ofstream(tmp / "huge_line.txt", std::ios::binary) << line;
+  for (std::string tokenizer : {"char", "bpe"}) {
+    INFO("tokenizer " << tokenizer);
+    sf::test::CliResult r = run_cli({"train", "tests/fault/tiny.json", "--set", "data.dataset=\"text\"",
+                                     "--set", "data.path=" + (tmp / "huge_line.txt").string(),
+                                     "--set", "data.tokenizer=\"" + tokenizer + "\"", "--set", "data.bpe_vocab_size=300",
+                                     "--set", "data.cache_dir=" + (tmp / "cache").string(),
+                                     "--set", "train.steps=2", "--set", "schedule.warmup_steps=0",
+                                     "--set", "train.eval_interval=2", "--set", "train.eval_iters=1",
+                                     "--set", "output.run_dir=" + (tmp / ("run_" + tokenizer)).string()}, 300);
+    INFO("stderr: " << r.err);
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+  }
+  fs::remove_all(tmp);
 }
