@@ -79,6 +79,8 @@ CharTokenizer CharTokenizer::from_json(const nlohmann::json& j, const std::strin
     unk = j["unk"];
   }
   std::vector<char32_t> cps = utf8_decode(j["chars"].get<std::string>(), where);
+  if (cps.empty())  // found by fuzzing: an empty vocabulary encodes nothing and breaks every model
+    throw DataError(where + ": char tokenizer field \"chars\" is empty (it lists the vocabulary, one character each)");
   try {
     return CharTokenizer(std::move(cps), unk);
   } catch (const DataError& e) {  // a repeated character: say which file holds it

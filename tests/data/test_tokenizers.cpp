@@ -98,6 +98,8 @@ TEST_CASE("tokenizer JSON: malformed files are clear errors") {
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"bpe\", \"merges\": [[300, 1]]}");
   CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
                  "merge 0 (300, 1) uses a token that does not exist yet"));
+  sf::test::write_bytes(dir / "t.json", "{\"type\": \"char\", \"chars\": \"\"}");  // found by fuzzing
+  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }), "t.json: char tokenizer field \"chars\" is empty"));
 }
 
 TEST_CASE("gpt2 pre-split: chunks like GPT-2's regex, concatenating to the input") {
