@@ -27,9 +27,6 @@ static bool broadcastable(const Shape& a, const Shape& b) {
   return true;
 }
 
-// A copy of t rounded to the autocast grid, or t itself in fp32.
-static Tensor lowp_input(const Tensor& t) { return lowp_copy(t); }
-
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   kernels::check_same_dtype(a, b, "matmul");
   if (a.dim() < 2 || b.dim() < 2)
@@ -50,7 +47,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   out_shape.push_back(M);
   out_shape.push_back(N);
   Tensor out = Tensor::empty(out_shape, a.dtype());
-  Tensor al = lowp_input(a), bl = lowp_input(b);
+  Tensor al = lowp_copy(a), bl = lowp_copy(b);
   dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = al.data<T>();
@@ -75,7 +72,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   });
   out = lowp_round(out);
   return record(out, "matmul", {a, b}, [a, b, ta, tb](const Tensor& dout) {
-    Tensor g = lowp_input(dout);
+    Tensor g = lowp_copy(dout);
     // C = op(A) op(B): d op(A) = dC op(B)^T and d op(B) = op(A)^T dC, transposed back when flagged.
     if (a.requires_grad()) {
       Tensor da = ta ? matmul(b, g, tb, true) : matmul(g, b, false, !tb);
@@ -100,7 +97,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
   Tensor out = Tensor::empty(out_shape, x.dtype());
-  Tensor xl = lowp_input(x), wl = lowp_input(weight);
+  Tensor xl = lowp_copy(x), wl = lowp_copy(weight);
   dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* y = out.data<T>();
@@ -115,7 +112,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   out = lowp_round(out);
   // Backward multiplies by the same rounded copies (autocast saves its casts for backward too).
   return record(out, "linear", {x, weight, bias}, [x, weight, bias, xl, wl, rows, in, out_features](const Tensor& dout) {
-    Tensor g = lowp_input(dout);
+    Tensor g = lowp_copy(dout);
     dispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* dy = g.data<T>();

@@ -2,14 +2,14 @@
 // side, running one loop over contiguous rows; tests check each against its composition of
 // primitives (e.g. softmax vs exp(x - max) / sum).
 #include <cmath>
-#include <vector>
 #include <limits>
+#include <vector>
 
 #include "autograd/graph.h"
 #include "autograd/kernels.h"
 #include "autograd/ops.h"
-#include "autograd/threads.h"
 #include "autograd/simd.h"
+#include "autograd/threads.h"
 
 namespace sf {
 
@@ -299,22 +299,22 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     T* y = out.data<T>();
     T* st = stats.data<T>();
     parallel_for(N, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(C, 1)), [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      const T* row = xv + i * C;
-      double s = 0;
-      for (int64_t j = 0; j < C; ++j) s += row[j];
-      double mean = s / static_cast<double>(C), var = 0;
-      for (int64_t j = 0; j < C; ++j) var += (row[j] - mean) * (row[j] - mean);
-      var /= static_cast<double>(C);
-      T m = static_cast<T>(mean), rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
-      st[2 * i] = m;
-      st[2 * i + 1] = rstd;
-      T* yr = y + i * C;
-      for (int64_t j = 0; j < C; ++j) {
-        T v = (row[j] - m) * rstd;
-        yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+      for (int64_t i = i0; i < i1; ++i) {
+        const T* row = xv + i * C;
+        double s = 0;
+        for (int64_t j = 0; j < C; ++j) s += row[j];
+        double mean = s / static_cast<double>(C), var = 0;
+        for (int64_t j = 0; j < C; ++j) var += (row[j] - mean) * (row[j] - mean);
+        var /= static_cast<double>(C);
+        T m = static_cast<T>(mean), rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+        st[2 * i] = m;
+        st[2 * i + 1] = rstd;
+        T* yr = y + i * C;
+        for (int64_t j = 0; j < C; ++j) {
+          T v = (row[j] - m) * rstd;
+          yr[j] = (w ? v * w[j] : v) + (b ? b[j] : T(0));
+        }
       }
-    }
     });
   });
   return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
