@@ -123,6 +123,26 @@ static int spawn_train_and_signal(const std::string& exe, const Config& c, int s
   return status;
 }
 
+// Resumes the run in c.output.run_dir, which stopped at step `from`, for `more` steps; then trains
+// the same config from scratch for as long. The resumed losses must be the uninterrupted run's
+// tail, bit for bit.
+static void check_resume_equals_uninterrupted(const Config& c, int64_t from, int64_t more) {
+  TrainOptions resume;
+  resume.resume = true;
+  resume.stop_after = from + more;
+  TrainResult rest = quiet_train(c, resume);
+  CHECK(rest.first_step == from);
+  REQUIRE(rest.first_step < c.train.steps);
+
+  fs::remove_all(c.output.run_dir);
+  TrainOptions uninterrupted;
+  uninterrupted.stop_after = from + more;
+  TrainResult full = quiet_train(c, uninterrupted);
+  REQUIRE(full.losses.size() == static_cast<size_t>(from + more));
+  std::vector<double> tail(full.losses.begin() + from, full.losses.end());
+  CHECK(rest.losses == tail);
+}
+
 TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uninterrupted run") {
   std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   if (!fs::exists(exe)) {
@@ -140,21 +160,8 @@ TEST_CASE("kill -9 in the middle of a run, then --resume: same losses as the uni
   // Wherever the kill landed (a slow or busy machine may let the child run far), resume for 40
   // more steps, then compare with an uninterrupted run of the same length.
   int64_t killed_at = json::parse(std::ifstream(record), nullptr, false).value("step", 0);
-  TrainOptions resume;
-  resume.resume = true;
-  resume.stop_after = killed_at + 40;
-  TrainResult rest = quiet_train(c, resume);
-  CHECK(rest.first_step >= 8);
-  CHECK(rest.first_step == killed_at);
-  REQUIRE(rest.first_step < c.train.steps);
-
-  fs::remove_all(c.output.run_dir);
-  TrainOptions uninterrupted;
-  uninterrupted.stop_after = killed_at + 40;
-  TrainResult full = quiet_train(c, uninterrupted);
-  REQUIRE(full.losses.size() == static_cast<size_t>(killed_at + 40));
-  std::vector<double> tail(full.losses.begin() + rest.first_step, full.losses.end());
-  CHECK(rest.losses == tail);
+  CHECK(killed_at >= 8);
+  check_resume_equals_uninterrupted(c, killed_at, 40);
 }
 
 TEST_CASE("Ctrl-C stops at the end of a step, saves last, exits 130, and --resume continues bit for bit") {
@@ -191,18 +198,7 @@ TEST_CASE("Ctrl-C stops at the end of a step, saves last, exits 130, and --resum
   CHECK(out.find("scratchformer train --resume " + c.output.run_dir) != std::string::npos);
 
   // Resume for 30 more steps: the same losses as an uninterrupted run of that length.
-  TrainOptions resume;
-  resume.resume = true;
-  resume.stop_after = stopped_at + 30;
-  TrainResult rest = quiet_train(c, resume);
-  CHECK(rest.first_step == stopped_at);
-  fs::remove_all(c.output.run_dir);
-  TrainOptions uninterrupted;
-  uninterrupted.stop_after = stopped_at + 30;
-  TrainResult full = quiet_train(c, uninterrupted);
-  REQUIRE(full.losses.size() == static_cast<size_t>(stopped_at + 30));
-  std::vector<double> tail(full.losses.begin() + stopped_at, full.losses.end());
-  CHECK(rest.losses == tail);
+  check_resume_equals_uninterrupted(c, stopped_at, 30);
 
   // SIGTERM (what `kill` and service managers send) stops the same way, with 128 + 15.
   status = spawn_train_and_signal(exe, c, SIGTERM, log.string());
