@@ -26,36 +26,45 @@ Adam::Adam(NamedParameters params, const AdamOptions& options, bool decoupled)
   add_buffers({"exp_avg", "exp_avg_sq"});
 }
 
+// The per-element update, written as torch's CPU kernels compute it (add with alpha and addcmul
+// are one fused multiply-add there), so the results agree to the last bit in most elements. A
+// plain function of restrict pointers so that the compiler vectorizes it; every element on its own.
+struct AdamScalars {
+  float beta1, beta2, one_minus_beta1, one_minus_beta2, eps;
+  float step_size, bias_correction2_sqrt, l2, shrink;
+};
+
+static void adam_kernel(float* __restrict p, const float* __restrict g, float* __restrict m,
+                        float* __restrict v, int64_t begin, int64_t end, const AdamScalars s) {
+  for (int64_t i = begin; i < end; ++i) {
+    const float pi = p[i] * s.shrink;               // AdamW decay (shrink 1: none)
+    const float gi = std::fma(s.l2, pi, g[i]);      // Adam's L2 term (l2 0: none)
+    const float mi = std::fma(s.one_minus_beta1, gi, s.beta1 * m[i]);
+    const float vi = std::fma(s.one_minus_beta2 * gi, gi, s.beta2 * v[i]);
+    const float denom = std::sqrt(vi) / s.bias_correction2_sqrt + s.eps;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = pi + (-s.step_size * mi) / denom;
+  }
+}
+
 void Adam::update(const std::vector<Run>& runs) {
-  const float beta1 = static_cast<float>(options_.beta1), beta2 = static_cast<float>(options_.beta2);
-  const float one_minus_beta1 = static_cast<float>(1 - options_.beta1);
-  const float one_minus_beta2 = static_cast<float>(1 - options_.beta2);
-  const float eps = static_cast<float>(options_.eps);
   for (const Run& r : runs) {
     // Scalars in double, like torch's Python floats, then rounded once to float.
     const double t = static_cast<double>(r.step);
-    const float step_size = static_cast<float>(lr_ / (1 - std::pow(options_.beta1, t)));
-    const float bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, t)));
-    const float l2 = (!decoupled_ && r.decay) ? static_cast<float>(options_.weight_decay) : 0.0f;
-    const float shrink = (decoupled_ && r.decay) ? static_cast<float>(1 - lr_ * options_.weight_decay) : 1.0f;
-    float* __restrict p = r.p;
-    const float* __restrict g = r.g;
-    float* __restrict m = r.buf[0];
-    float* __restrict v = r.buf[1];
-    // Written as torch's CPU kernels compute them (add with alpha and addcmul are one fused
-    // multiply-add there), so the results agree to the last bit in most elements.
-    // Every element on its own: split over the threads, the same bits for any split.
+    AdamScalars s;
+    s.beta1 = static_cast<float>(options_.beta1);
+    s.beta2 = static_cast<float>(options_.beta2);
+    s.one_minus_beta1 = static_cast<float>(1 - options_.beta1);
+    s.one_minus_beta2 = static_cast<float>(1 - options_.beta2);
+    s.eps = static_cast<float>(options_.eps);
+    s.step_size = static_cast<float>(lr_ / (1 - std::pow(options_.beta1, t)));
+    s.bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, t)));
+    s.l2 = (!decoupled_ && r.decay) ? static_cast<float>(options_.weight_decay) : 0.0f;
+    s.shrink = (decoupled_ && r.decay) ? static_cast<float>(1 - lr_ * options_.weight_decay) : 1.0f;
+    // Split over the threads: the same bits for any split.
     parallel_for(r.n, kElementGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const float pi = p[i] * shrink;                            // AdamW decay (shrink 1: none)
-        const float gi = l2 != 0 ? std::fma(l2, pi, g[i]) : g[i];  // Adam's L2 term
-        const float mi = std::fma(one_minus_beta1, gi, beta1 * m[i]);
-        const float vi = std::fma(one_minus_beta2 * gi, gi, beta2 * v[i]);
-        const float denom = std::sqrt(vi) / bias_correction2_sqrt + eps;
-        m[i] = mi;
-        v[i] = vi;
-        p[i] = pi + (-step_size * mi) / denom;
-      }
+      adam_kernel(r.p, r.g, r.buf[0], r.buf[1], begin, end, s);
     });
   }
 }
