@@ -78,8 +78,10 @@ LmData load_text_dataset(const TextDataConfig& cfg, const TokenizerConfig& tok_c
   if (n < need)
     throw DataError(where + ": " + std::to_string(n) + " tokens, shorter than block_size + 1 = " +
                     std::to_string(need) + " needed for one window (use more text or a smaller data.block_size)");
-  int64_t n_val = static_cast<int64_t>(std::llround(double(n) * cfg.val_fraction));
-  int64_t n_train = n - n_val;
+  // nanoGPT's split: the first int(n * 0.9) tokens train (floor, so 1,003,854 of Tiny
+  // Shakespeare's 1,115,394 characters), the rest validate.
+  int64_t n_train = static_cast<int64_t>(std::floor(double(n) * (1.0 - cfg.val_fraction)));
+  int64_t n_val = n - n_train;
   if (n_train < need || (n_val > 0 && n_val < need))
     throw DataError(where + ": " + std::to_string(n) + " tokens split into " + std::to_string(n_train) +
                     " train + " + std::to_string(n_val) + " val, but each split needs at least block_size + 1 = " +

@@ -2,6 +2,8 @@
 // sequential windows, resuming, and one clear error per kind of bad input.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include <fstream>
 
 #include "autograd/errors.h"
@@ -23,6 +25,14 @@ static std::string sample_text(int lines) {
   return s;
 }
 
+TEST_CASE("text dataset: the split floors the train part as nanoGPT's int(n * 0.9) does") {
+  sf::test::TempDir dir("textds_floor");
+  write_bytes(dir / "s.txt", "abcdefghijklmnopqrstuvwx");  // 24 characters: 21.6 train
+  LmData d = load_text_dataset(sf::test::text_cfg(dir / "s.txt", 0.1, 2, /*cache=*/false), TokenizerConfig{});
+  CHECK(d.train->size() == 21);  // rounding the val part (2.4 -> 2) would give 22
+  CHECK(d.val->size() == 3);
+}
+
 TEST_CASE("text dataset: a file is tokenized and split by position") {
   sf::test::TempDir dir("textds");
   std::string text = sample_text(40);
@@ -32,7 +42,8 @@ TEST_CASE("text dataset: a file is tokenized and split by position") {
   std::vector<int32_t> all = *d.train;
   all.insert(all.end(), d.val->begin(), d.val->end());
   CHECK(all == d.tokenizer->encode(text));
-  CHECK(static_cast<int64_t>(d.val->size()) == std::llround(double(all.size()) * 0.25));
+  // nanoGPT's rule: the first int(n * (1 - val_fraction)) tokens train
+  CHECK(static_cast<int64_t>(d.train->size()) == static_cast<int64_t>(std::floor(double(all.size()) * 0.75)));
   CHECK(d.tokenizer->decode(*d.train) + d.tokenizer->decode(*d.val) == text);
   CHECK(contains(d.description, "char tokens"));
   CHECK(sf::test::count_files(dir.path) == 1);  // no cache written when cache = false
@@ -182,6 +193,64 @@ TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
                  "data state in checkpoint: saved for 500 tokens, the data now has 300"));
   CHECK(contains(error_of<DataError>([&] { RandomWindows(std::make_shared<const std::vector<int32_t>>(10, 0), 16, 4, 1); }),
                  "train split: 10 tokens, but one window needs block_size + 1 = 17"));
+}
+
+TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next batch drawn ahead, resumable") {
+  auto tokens = std::make_shared<const std::vector<int32_t>>([] {
+    std::vector<int32_t> v(500);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
+    return v;
+  }());
+  auto gen = std::make_shared<sf::TorchGenerator>(1337);
+  TorchWindows train(tokens, 16, 4, gen, /*prefetch=*/true);  // draws batch 0 now
+  TorchWindows eval(tokens, 16, 4, gen, /*prefetch=*/false);
+  LmBatch e = eval.next();   // an evaluation between: after batch 0 was drawn
+  LmBatch b0 = train.next(); // hands out batch 0, draws batch 1
+
+  // The same stream by hand: starts = randint(500 - 16) four times per batch.
+  sf::TorchGenerator ref(1337);
+  auto starts = [&] {
+    std::vector<int32_t> s;
+    for (int r = 0; r < 4; ++r) s.push_back(static_cast<int32_t>(ref.randint(500 - 16)));
+    return s;
+  };
+  auto firsts = [](const LmBatch& b) {  // ids equal positions here, so the first input is the start
+    std::vector<int32_t> s;
+    for (int64_t r = 0; r < 4; ++r) s.push_back(b.inputs[r * 16]);
+    return s;
+  };
+  std::vector<int32_t> s0 = starts(), se = starts(), s1 = starts();
+  CHECK(firsts(b0) == s0);
+  CHECK(firsts(e) == se);
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t t = 0; t < 16; ++t) CHECK(b0.targets[r * 16 + t] == b0.inputs[r * 16 + t] + 1);
+
+  // Saved with batch 1 pending; the generator is saved by its owner.
+  nlohmann::json state = nlohmann::json::parse(train.get_state().dump());
+  const std::string gen_state = gen->state();
+  LmBatch b1 = train.next(), b2 = train.next();
+  CHECK(firsts(b1) == s1);
+  auto gen2 = std::make_shared<sf::TorchGenerator>(1);
+  TorchWindows resumed(tokens, 16, 4, gen2, /*prefetch=*/true);
+  resumed.set_state(state);
+  gen2->set_state(gen_state);
+  CHECK(resumed.batches_drawn() == 1);
+  CHECK(resumed.next().inputs.data == b1.inputs.data);
+  CHECK(resumed.next().inputs.data == b2.inputs.data);
+
+  // States that do not fit are refused with the reason.
+  RandomWindows own(tokens, 16, 4, 42);
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(own.get_state()); }), "saved with another train.rng"));
+  CHECK(contains(error_of<DataError>([&] { own.set_state(state); }), "not a random-window sampler state"));
+  nlohmann::json outside = state;
+  outside["pending"][0] = 484;  // starts are in [0, 484)
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(outside); }), "a pending window start is outside the data"));
+  nlohmann::json short_pending = state;
+  short_pending["pending"].erase(0);
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(short_pending); }), "\"pending\" has the wrong length"));
+  nlohmann::json wrong_type = state;
+  wrong_type["pending"] = "x";
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(wrong_type); }), "malformed"));
 }
 
 TEST_CASE("sequential windows: each target once, in order, and the tail is reported") {
