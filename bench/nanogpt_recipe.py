@@ -32,9 +32,10 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--text", default="../shared/data/tinyshakespeare.txt")
 ap.add_argument("--seed", type=int, default=1337)
 ap.add_argument("--iters", type=int, default=2000)
+ap.add_argument("--eval-interval", type=int, default=250)
 args = ap.parse_args()
 
-block, batch, iters, warmup, lr_max, lr_min, eval_iters, eval_interval = 64, 12, args.iters, 100, 1e-3, 1e-4, 20, 250
+block, batch, iters, warmup, lr_max, lr_min, eval_iters, eval_interval = 64, 12, args.iters, 100, 1e-3, 1e-4, 20, args.eval_interval
 torch.manual_seed(args.seed)
 text = open(args.text, encoding="utf-8").read()
 chars = sorted(set(text))

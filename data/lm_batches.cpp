@@ -77,6 +77,57 @@ void RandomWindows::set_state(const nlohmann::json& s) {
   }
 }
 
+TorchWindows::TorchWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
+                           std::shared_ptr<TorchGenerator> gen, bool prefetch, const std::string& where)
+    : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size), gen_(std::move(gen)),
+      prefetch_(prefetch) {
+  check_sizes(tokens_, block_size, batch_size, where);
+  if (prefetch_) pending_ = draw_starts();
+}
+
+std::vector<int64_t> TorchWindows::draw_starts() {
+  const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;  // torch.randint(n - T, (B,))
+  std::vector<int64_t> ix(static_cast<size_t>(batch_size_));
+  for (auto& i : ix) i = gen_->randint(starts);
+  return ix;
+}
+
+LmBatch TorchWindows::next() {
+  std::vector<int64_t> ix = prefetch_ ? std::move(pending_) : draw_starts();
+  if (prefetch_) pending_ = draw_starts();
+  LmBatch b = make_batch(batch_size_, block_size_);
+  for (int64_t r = 0; r < batch_size_; ++r) fill_row(*tokens_, ix[static_cast<size_t>(r)], block_size_, r, b);
+  ++drawn_;
+  return b;
+}
+
+nlohmann::json TorchWindows::get_state() const {
+  return {{"kind", "torch_windows"}, {"pending", pending_}, {"batches", drawn_}, {"tokens", tokens_->size()},
+          {"block_size", block_size_}, {"batch_size", batch_size_}};
+}
+
+void TorchWindows::set_state(const nlohmann::json& s) {
+  auto bad = [](const std::string& why) { return DataError("data state in checkpoint: " + why); };
+  if (!s.is_object() || s.value("kind", "") != "torch_windows")
+    throw bad("not a PyTorch-generator window sampler state (the checkpoint was saved with another train.rng)");
+  if (s.value("tokens", uint64_t(0)) != tokens_->size())
+    throw bad("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
+              std::to_string(tokens_->size()) + " (the dataset or tokenizer changed)");
+  if (s.value("block_size", int64_t(0)) != block_size_ || s.value("batch_size", int64_t(0)) != batch_size_)
+    throw bad("saved with another block_size or batch_size");
+  try {
+    std::vector<int64_t> pending = s.at("pending").get<std::vector<int64_t>>();
+    const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;
+    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u)) throw bad("\"pending\" has the wrong length");
+    for (int64_t i : pending)
+      if (i < 0 || i >= starts) throw bad("a pending window start is outside the data");
+    pending_ = std::move(pending);
+    drawn_ = s.at("batches").get<int64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw bad(std::string("malformed (") + e.what() + ")");
+  }
+}
+
 SequentialWindows::SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
                                      const std::string& where)
     : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size) {

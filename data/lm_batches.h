@@ -22,6 +22,7 @@
 
 #include "autograd/int_tensor.h"
 #include "autograd/tensor.h"
+#include "autograd/torch_generator.h"
 #include "data/tokenizer.h"
 
 namespace sf::data {
@@ -63,6 +64,32 @@ class RandomWindows {
   int64_t block_size_, batch_size_;
   uint64_t seed_;
   Generator gen_;
+  int64_t drawn_ = 0;
+};
+
+// Batches as nanoGPT's get_batch draws them, from a PyTorch generator that the weight init and
+// the evaluation share (train.rng "torch"): the B starts are torch.randint(n - T, (B,)).
+// With `prefetch`, a batch is drawn ahead, as soon as the previous one is handed out (and the
+// first when constructed): train.py fetches batch k+1 right after the forward of batch k, so an
+// evaluation before step k+1 draws after it. Without, each next() draws its own batch.
+class TorchWindows {
+ public:
+  TorchWindows(Tokens tokens, int64_t block_size, int64_t batch_size, std::shared_ptr<TorchGenerator> gen,
+               bool prefetch, const std::string& where = "train split");
+  LmBatch next();
+  int64_t batches_drawn() const { return drawn_; }
+  // {"kind": "torch_windows", "pending": [starts of the batch drawn ahead], "batches": n,
+  //  "tokens": n_tokens, ...}. The shared generator's state is saved by its owner.
+  nlohmann::json get_state() const;
+  void set_state(const nlohmann::json& state);  // DataError when it does not fit this data
+
+ private:
+  std::vector<int64_t> draw_starts();
+  Tokens tokens_;
+  int64_t block_size_, batch_size_;
+  std::shared_ptr<TorchGenerator> gen_;
+  bool prefetch_;
+  std::vector<int64_t> pending_;
   int64_t drawn_ = 0;
 };
 

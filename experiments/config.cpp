@@ -302,6 +302,10 @@ void validate_config(const Config& c) {
   positive("train.eval_iters", t.eval_iters);
   positive("train.log_interval", t.log_interval);
   non_negative("train.seed", t.seed);
+  one_of("train.rng", t.rng, {"xoshiro", "torch"});
+  if (t.rng == "torch" && (c.model.type != "gpt" || c.model.init != "gpt2"))
+    fail("train.rng", "\"torch\" reproduces nanoGPT's draws: it needs model.type \"gpt\" with model.init \"gpt2\"",
+         "\"torch\"");
   if (t.threads < 0 || t.threads > 1024) fail("train.threads", "must be 0 (all cores) to 1024", fmt_num(t.threads));
   in_unit("train.label_smoothing", t.label_smoothing);
   non_negative("train.samples", t.samples);

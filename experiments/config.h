@@ -138,6 +138,7 @@ struct TrainConfig {
   bool eval_full = false;
   int64_t log_interval = 10;
   int64_t seed = 1337;
+  std::string rng = "xoshiro";
   int64_t threads = 0;
   double label_smoothing = 0.0;
   int64_t samples = 3;
@@ -152,6 +153,7 @@ struct TrainConfig {
     f("eval_full", eval_full, "at the end, also evaluate on the whole val split (non-overlapping windows)");
     f("log_interval", log_interval, "print a log line every this many steps when not on a terminal");
     f("seed", seed, "seed of every random choice (init, batches, dropout): same seed, same run bit for bit");
+    f("rng", rng, "random numbers: \"xoshiro\" (ours, seeded from seed) or \"torch\" (PyTorch's CPU generator, shared as nanoGPT's train.py shares it: torch.manual_seed(seed), the model's init, then the batches by torch.randint; reproduces a nanoGPT run draw for draw; GPT with init \"gpt2\" only; dropout masks still come from ours)");
     f("threads", threads, "BLAS threads; 0 = $SF_NUM_THREADS or all cores");
     f("label_smoothing", label_smoothing, "cross-entropy label smoothing in [0, 1)");
     f("samples", samples, "samples printed at the end of training (0 = none)");

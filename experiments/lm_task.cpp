@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "experiments/sampling.h"
 #include "experiments/task.h"
 #include "nn/gpt.h"
+#include "nn/init.h"
 
 namespace sf {
 
@@ -116,24 +118,34 @@ class LmTask : public Task {
     g.window = c.model.window;
     g.seed = static_cast<uint64_t>(c.train.seed);
     model_ = std::make_unique<GPT>(g);
+    if (c.train.rng == "torch") {  // nanoGPT's order: manual_seed, build + init the model, first batch
+      torch_rng_ = std::make_shared<TorchGenerator>(static_cast<uint64_t>(c.train.seed));
+      init_parameters_like_torch(*model_, c.model.n_layer, *torch_rng_);
+      torch_batches_ = std::make_unique<data::TorchWindows>(data_.train, T_, c.train.batch_size, torch_rng_,
+                                                            /*prefetch=*/true, "train split");
+    }
   }
 
   Module& model() override { return *model_; }
   GPT& gpt() { return *model_; }
 
   Tensor train_loss() override {
-    data::LmBatch batch = train_batches_.next();                 // inputs, targets (B, T)
+    data::LmBatch batch = torch_batches_ ? torch_batches_->next() : train_batches_.next();  // (B, T) each
     Tensor logits = model_->forward(batch.inputs);               // (B, T, V)
     return cross_entropy(logits, batch.targets, -1, config_.train.label_smoothing);
   }
 
   double estimate_loss(const std::string& split, int64_t iters, uint64_t seed) override {
     const data::Tokens& tokens = split == "train" ? data_.train : data_.val;
-    data::RandomWindows windows(tokens, T_, config_.train.batch_size, seed, split + " split");
+    // With train.rng "torch" the batches come from the shared generator (nanoGPT's estimate_loss).
+    std::optional<data::RandomWindows> own;
+    std::optional<data::TorchWindows> torch;
+    if (torch_rng_) torch.emplace(tokens, T_, config_.train.batch_size, torch_rng_, /*prefetch=*/false, split + " split");
+    else own.emplace(tokens, T_, config_.train.batch_size, seed, split + " split");
     EvalMode mode(*model_);
     double total = 0;
     for (int64_t i = 0; i < iters; ++i) {
-      data::LmBatch batch = windows.next();
+      data::LmBatch batch = torch ? torch->next() : own->next();
       total += cross_entropy(model_->forward(batch.inputs), batch.targets, -1).item();
     }
     return total / static_cast<double>(iters);
@@ -177,12 +189,30 @@ class LmTask : public Task {
   }
 
   json data_state() const override {
-    return {{"train_windows", train_batches_.get_state()}, {"dropout_rng", model_->generator().state()}};
+    json s = {{"dropout_rng", model_->generator().state()}};
+    if (torch_batches_) {
+      s["train_windows"] = torch_batches_->get_state();
+      s["torch_rng"] = torch_rng_->state();
+    } else {
+      s["train_windows"] = train_batches_.get_state();
+    }
+    return s;
   }
   void set_data_state(const json& s) override {
     if (!s.contains("train_windows") || !s.contains("dropout_rng"))
       throw CheckpointError("data state: missing \"train_windows\" or \"dropout_rng\"");
-    train_batches_.set_state(s["train_windows"]);
+    if (torch_batches_) {
+      if (!s.contains("torch_rng") || !s["torch_rng"].is_string())
+        throw CheckpointError("data state: no PyTorch generator state (\"torch_rng\"); was it saved with train.rng \"xoshiro\"?");
+      torch_batches_->set_state(s["train_windows"]);
+      try {
+        torch_rng_->set_state(s["torch_rng"].get<std::string>());
+      } catch (const Error& e) {
+        throw CheckpointError(std::string("data state: ") + e.what());
+      }
+    } else {
+      train_batches_.set_state(s["train_windows"]);
+    }
     model_->generator().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
@@ -196,6 +226,8 @@ class LmTask : public Task {
   int64_t T_;
   data::RandomWindows train_batches_;
   std::unique_ptr<GPT> model_;
+  std::shared_ptr<TorchGenerator> torch_rng_;             // train.rng "torch" only
+  std::unique_ptr<data::TorchWindows> torch_batches_;     // train.rng "torch" only
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // init.cpp: GPT-2 and Xavier initialisation by parameter name.
 #include "nn/init.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "autograd/errors.h"
 
@@ -39,6 +41,51 @@ void init_parameters(Module& model, InitScheme scheme, int64_t n_layer, Generato
       }
     });
   }
+}
+
+void init_parameters_like_torch(Module& gpt, int64_t n_layer, TorchGenerator& gen) {
+  if (n_layer <= 0) throw ConfigError("init: n_layer must be positive");
+  auto params = gpt.named_parameters();
+  auto is_embedding = [](const std::string& n) { return ends_with(n, "wte.weight") || ends_with(n, "wpe.weight"); };
+  auto is_layernorm = [](const std::string& n) { return n.find("ln_") != std::string::npos; };
+  Tensor wte;
+  bool untied_head = false;
+  for (auto& [name, p] : params) {
+    if (p.dtype() != DType::f32)
+      throw ConfigError("init: PyTorch-generator init needs float32 parameters, " + name + " is not");
+    if (ends_with(name, "wte.weight")) wte = p;
+    if (ends_with(name, "lm_head.weight")) untied_head = true;
+  }
+  if (!wte.defined()) throw ConfigError("init: PyTorch-generator init needs a GPT (no transformer.wte.weight)");
+  std::vector<float> scratch;
+  auto draw_and_drop = [&](int64_t n, bool normal) {
+    scratch.resize(static_cast<size_t>(n));
+    if (normal) gen.normal_(scratch.data(), n, 0.0, 1.0);
+    else gen.uniform_(scratch.data(), n, -1.0, 1.0);
+  };
+
+  // 1. construction: the defaults of nn.Embedding and nn.Linear, then the head
+  for (auto& [name, p] : params) {
+    if (is_layernorm(name)) continue;
+    if (is_embedding(name)) draw_and_drop(p.numel(), true);
+    else draw_and_drop(p.numel(), false);  // a Linear's weight or bias
+  }
+  if (!untied_head) draw_and_drop(wte.numel(), false);  // nn.Linear(C, V, bias=False), then tied
+
+  // 2. _init_weights on every module, in construction order
+  for (auto& [name, p] : params) {
+    float* w = p.data<float>();
+    const int64_t n = p.numel();
+    if (is_layernorm(name)) std::fill(w, w + n, ends_with(name, "bias") ? 0.0f : 1.0f);
+    else if (ends_with(name, "bias")) std::fill(w, w + n, 0.0f);
+    else gen.normal_(w, n, 0.0, 0.02);
+  }
+  if (!untied_head) gen.normal_(wte.data<float>(), wte.numel(), 0.0, 0.02);
+
+  // 3. GPT-2's scaled residual projections
+  for (auto& [name, p] : params)
+    if (ends_with(name, "c_proj.weight"))
+      gen.normal_(p.data<float>(), p.numel(), 0.0, 0.02 / std::sqrt(2.0 * static_cast<double>(n_layer)));
 }
 
 }  // namespace sf

@@ -10,6 +10,7 @@
 #pragma once
 #include <string>
 
+#include "autograd/torch_generator.h"
 #include "nn/module.h"
 
 namespace sf {
@@ -21,5 +22,18 @@ InitScheme parse_init(const std::string& name);
 // Re-initialises every parameter of `model` in place, in named_parameters() order, drawing from
 // `gen`. n_layer is L in the GPT-2 residual scaling (the number of blocks in the stack).
 void init_parameters(Module& model, InitScheme scheme, int64_t n_layer, Generator& gen);
+
+// Re-initialises a GPT the way nanoGPT's model.py does after torch.manual_seed: the same draws
+// from PyTorch's generator in the same order, so the weights are PyTorch's (to the last bit or
+// two, see torch_generator.h). nanoGPT's GPT.__init__ draws in three passes:
+//   1. building the modules: each nn.Embedding draws normal_(0, 1), each nn.Linear draws a
+//      kaiming uniform_ for its weight and uniform_ for its bias (all overwritten below, but they
+//      use up draws); the head nn.Linear(C, V) is built last, after ln_f;
+//   2. self.apply(_init_weights): every Linear and Embedding weight ~ N(0, 0.02), in the same
+//      order, biases 0; a tied head's draw is the one that stays in wte;
+//   3. every c_proj.weight again ~ N(0, 0.02 / sqrt(2 n_layer)).
+// LayerNorm weights are 1 and biases 0 (no draws). The model's parameters must be float32 and
+// named as nanoGPT names them (GPT is); anything else is a ConfigError.
+void init_parameters_like_torch(Module& gpt, int64_t n_layer, TorchGenerator& gen);
 
 }  // namespace sf

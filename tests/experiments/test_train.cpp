@@ -58,11 +58,18 @@ TEST_CASE("same config and seed give the same losses bit for bit, another seed d
   c.train.seed = 7;
   TrainResult other = quiet_train(c);
   CHECK(other.losses != a.losses);
+  c.train.rng = "torch";  // PyTorch's generator: repeatable too, and other draws than ours
+  TrainResult t1 = quiet_train(c), t2 = quiet_train(c);
+  CHECK(t1.losses == t2.losses);
+  CHECK(t1.losses != other.losses);
 }
 
 TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's losses bit for bit") {
+  for (const std::string rng : {"xoshiro", "torch"}) {  // torch: the shared generator and the batch drawn ahead
+  CAPTURE(rng);
   Config c = tiny_config("resume");
   c.model.dropout = 0.1;
+  c.train.rng = rng;
   c.output.checkpoint_interval = 5;
   TrainResult full = quiet_train(c);
 
@@ -83,6 +90,7 @@ TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's los
   for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
     if (row["kind"] == "train") logged.push_back(row["loss"].get<double>());
   CHECK(logged == full.losses);
+  }
 }
 
 // Runs `scratchformer train` on config c (saved next to its run directory) in a child process
