@@ -13,6 +13,8 @@ layout, no bias). Run from the project root with Debian's torch:
 
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/nanogpt_recipe.py [--seed 1337] [--text PATH]
 
+(--iters, --warmup and --eval-interval shorten it for tests/experiments/test_nanogpt_replay.cpp.)
+
 nanoGPT's own tuned setting is OPENBLAS_NUM_THREADS=1 (torch's intra-op threads stay at 2).
 Prints progress and, last, one JSON line with the losses and the wall time.
 """
@@ -33,9 +35,10 @@ ap.add_argument("--text", default="../shared/data/tinyshakespeare.txt")
 ap.add_argument("--seed", type=int, default=1337)
 ap.add_argument("--iters", type=int, default=2000)
 ap.add_argument("--eval-interval", type=int, default=250)
+ap.add_argument("--warmup", type=int, default=100)
 args = ap.parse_args()
 
-block, batch, iters, warmup, lr_max, lr_min, eval_iters, eval_interval = 64, 12, args.iters, 100, 1e-3, 1e-4, 20, args.eval_interval
+block, batch, iters, warmup, lr_max, lr_min, eval_iters, eval_interval = 64, 12, args.iters, args.warmup, 1e-3, 1e-4, 20, args.eval_interval
 torch.manual_seed(args.seed)
 text = open(args.text, encoding="utf-8").read()
 chars = sorted(set(text))

@@ -20,30 +20,6 @@ using namespace sf;
 using namespace sf::test;
 namespace fs = std::filesystem;
 
-// Runs a shell command; returns its stdout (and stderr when the command redirects it) and sets
-// `exit_code` to its exit status (-1 when it did not exit normally).
-static std::string run_command(const std::string& command, int& exit_code) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  int status = ::pclose(pipe);
-  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
-// The first line of `text` that starts with `prefix` ("" when there is none).
-static std::string line_starting(const std::string& text, const std::string& prefix) {
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    if (text.compare(pos, prefix.size(), prefix) == 0) return text.substr(pos, end - pos);
-    pos = end + 1;
-  }
-  return "";
-}
-
 TEST_CASE("nanoGPT round trip: run to ckpt.pt and meta.pkl and back to a run that eval and sample accept") {
   if (std::system("/usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1") != 0) {
     MESSAGE("skipped: /usr/bin/python3 cannot import torch and numpy (install python3-torch)");

@@ -1,7 +1,10 @@
 // tiny_run.h: a tiny language-modelling run for the experiments tests: a small corpus a tiny
 // GPT learns in a few dozen steps, its config, and training with the log kept quiet.
 #pragma once
+#include <sys/wait.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -51,6 +54,31 @@ inline Config tiny_config(const std::string& run_name) {
   c.output.plot = false;
   validate_config(c);
   return c;
+}
+
+// Runs a shell command; returns its stdout (and stderr when the command redirects it) and sets
+// `exit_code` to its exit status (-1 when it did not exit normally or could not start).
+inline std::string run_command(const std::string& command, int& exit_code) {
+  std::string out;
+  exit_code = -1;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  int status = ::pclose(pipe);
+  exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+// The first line of `text` that starts with `prefix` ("" when there is none).
+inline std::string line_starting(const std::string& text, const std::string& prefix) {
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(pos, prefix.size(), prefix) == 0) return text.substr(pos, end - pos);
+    pos = end + 1;
+  }
+  return "";
 }
 
 inline TrainResult quiet_train(const Config& c, TrainOptions o = {}) {
