@@ -28,6 +28,21 @@ void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_s
   }
 }
 
+LmBatch concat_rows(const std::vector<LmBatch>& batches, size_t begin, size_t end) {
+  if (begin >= end || end > batches.size()) throw ShapeError("concat_rows: empty or out-of-range batch range");
+  const int64_t T = batches[begin].inputs.shape.at(1);
+  LmBatch out;
+  int64_t rows = 0;
+  for (size_t i = begin; i < end; ++i) {
+    if (batches[i].inputs.shape.at(1) != T) throw ShapeError("concat_rows: batches of different block sizes");
+    rows += batches[i].inputs.shape.at(0);
+    out.inputs.data.insert(out.inputs.data.end(), batches[i].inputs.data.begin(), batches[i].inputs.data.end());
+    out.targets.data.insert(out.targets.data.end(), batches[i].targets.data.begin(), batches[i].targets.data.end());
+  }
+  out.inputs.shape = out.targets.shape = {rows, T};
+  return out;
+}
+
 static void check_sizes(const Tokens& tokens, int64_t block_size, int64_t batch_size,
                         const std::string& where) {
   if (block_size < 1) throw ConfigError("data.block_size: must be >= 1, got " + std::to_string(block_size));

@@ -1,5 +1,6 @@
 // lm_task.cpp: a GPT learning to predict the next token of a corpus (the built-in synthetic
 // language, your own text, or Tiny Shakespeare), and the model-size estimate every task uses.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -91,6 +92,9 @@ void check_model_size(const Config& c, int64_t vocab_size) {
 
 namespace {
 
+// Evaluation puts up to this many tokens through one forward (see LmTask::eval_rows).
+constexpr int64_t kEvalTokens = 16384;
+
 class LmTask : public Task {
  public:
   LmTask(const Config& c, data::LmData data)
@@ -142,31 +146,38 @@ class LmTask : public Task {
     std::optional<data::TorchWindows> torch;
     if (torch_rng_) torch.emplace(tokens, T_, config_.train.batch_size, torch_rng_, /*prefetch=*/false, split + " split");
     else own.emplace(tokens, T_, config_.train.batch_size, seed, split + " split");
+    std::vector<data::LmBatch> batches;
+    for (int64_t i = 0; i < iters; ++i) batches.push_back(torch ? torch->next() : own->next());
+    // The mean of the batches' mean losses: the batches have the same size, so it is the mean over
+    // all their rows, which goes through the model in a few large forwards (bigger matmuls).
     EvalMode mode(*model_);
+    const size_t per_forward = static_cast<size_t>(eval_rows() / config_.train.batch_size);
     double total = 0;
-    for (int64_t i = 0; i < iters; ++i) {
-      data::LmBatch batch = torch ? torch->next() : own->next();
-      total += cross_entropy(model_->forward(batch.inputs), batch.targets, -1).item();
+    for (size_t i = 0; i < batches.size(); i += per_forward) {
+      const size_t end = std::min(batches.size(), i + per_forward);
+      data::LmBatch chunk = data::concat_rows(batches, i, end);
+      total += cross_entropy(model_->forward(chunk.inputs), chunk.targets, -1).item() * static_cast<double>(end - i);
     }
     return total / static_cast<double>(iters);
   }
 
   EvalReport full_eval() override {
-    data::SequentialWindows windows(data_.val, T_, config_.train.batch_size, "val split");
+    // Many windows per forward: every window is scored once either way.
+    data::SequentialWindows windows(data_.val, T_, eval_rows(), "val split");
     EvalMode mode(*model_);
     double total = 0;
-    int64_t rows = 0;
+    int64_t scored = 0;
     for (int64_t i = 0; i < windows.num_batches(); ++i) {
       data::LmBatch batch = windows.batch(i);
       int64_t b = batch.inputs.shape[0];  // every row scores T targets, so weight by rows
       total += cross_entropy(model_->forward(batch.inputs), batch.targets, -1).item() * static_cast<double>(b);
-      rows += b;
+      scored += b;
     }
     EvalReport r;
-    r.loss = total / static_cast<double>(rows);
+    r.loss = total / static_cast<double>(scored);
     r.perplexity = std::exp(r.loss);
-    r.examples = rows;
-    r.detail = std::to_string(rows) + " non-overlapping windows of " + std::to_string(T_) + " tokens";
+    r.examples = scored;
+    r.detail = std::to_string(scored) + " non-overlapping windows of " + std::to_string(T_) + " tokens";
     return r;
   }
 
@@ -220,6 +231,13 @@ class LmTask : public Task {
   const data::LmData& data() const { return data_; }
 
  private:
+  // Rows per evaluation forward: a whole number of training batches, up to kEvalTokens tokens but
+  // at most n_layer batches, so that its attention matrices (rows x heads x T x T, one layer at a
+  // time without a graph) never outgrow the training step's (every layer's, kept for backward).
+  int64_t eval_rows() const {
+    const int64_t B = config_.train.batch_size;
+    return B * std::clamp<int64_t>(kEvalTokens / (B * T_), 1, config_.model.n_layer);
+  }
 
   Config config_;
   data::LmData data_;
