@@ -253,6 +253,27 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   CHECK(contains(error_of<DataError>([&] { resumed.set_state(wrong_type); }), "malformed"));
 }
 
+TEST_CASE("concat_rows stacks batches row after row, and refuses mixed block sizes") {
+  auto tokens = std::make_shared<const std::vector<int32_t>>([] {
+    std::vector<int32_t> v(200);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
+    return v;
+  }());
+  RandomWindows w(tokens, 8, 3, 5);
+  std::vector<LmBatch> batches = {w.next(), w.next(), w.next()};
+  LmBatch both = concat_rows(batches, 1, 3);
+  CHECK(both.inputs.shape == std::vector<int64_t>{6, 8});
+  CHECK(both.targets.shape == std::vector<int64_t>{6, 8});
+  std::vector<int32_t> expected = batches[1].inputs.data;
+  expected.insert(expected.end(), batches[2].inputs.data.begin(), batches[2].inputs.data.end());
+  CHECK(both.inputs.data == expected);
+  CHECK(both.targets[5 * 8 + 7] == batches[2].targets[2 * 8 + 7]);
+  RandomWindows other(tokens, 4, 3, 5);
+  batches.push_back(other.next());
+  CHECK(contains(error_of<ShapeError>([&] { concat_rows(batches, 2, 4); }), "batches of different block sizes"));
+  CHECK(contains(error_of<ShapeError>([&] { concat_rows(batches, 2, 2); }), "empty or out-of-range"));
+}
+
 TEST_CASE("sequential windows: each target once, in order, and the tail is reported") {
   std::vector<int32_t> v(103);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
