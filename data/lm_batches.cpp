@@ -73,22 +73,29 @@ nlohmann::json RandomWindows::get_state() const {
           {"batch_size", batch_size_}};
 }
 
+static DataError bad_state(const std::string& why) { return DataError("data state in checkpoint: " + why); }
+
+// A sampler state must be of `kind` and saved for the same data, block size and batch size.
+static void check_state_fits(const nlohmann::json& s, const std::string& kind, const std::string& not_kind,
+                             const Tokens& tokens, int64_t block_size, int64_t batch_size) {
+  if (!s.is_object() || s.value("kind", "") != kind) throw bad_state(not_kind);
+  if (s.value("tokens", uint64_t(0)) != tokens->size())
+    throw bad_state("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
+                    std::to_string(tokens->size()) + " (the dataset or tokenizer changed)");
+  if (s.value("block_size", int64_t(0)) != block_size || s.value("batch_size", int64_t(0)) != batch_size)
+    throw bad_state("saved with another block_size or batch_size");
+}
+
 void RandomWindows::set_state(const nlohmann::json& s) {
-  auto bad = [](const std::string& why) { return DataError("data state in checkpoint: " + why); };
-  if (!s.is_object() || s.value("kind", "") != "random_windows") throw bad("not a random-window sampler state");
-  if (s.value("tokens", uint64_t(0)) != tokens_->size())
-    throw bad("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
-              std::to_string(tokens_->size()) + " (the dataset or tokenizer changed)");
-  if (s.value("block_size", int64_t(0)) != block_size_ || s.value("batch_size", int64_t(0)) != batch_size_)
-    throw bad("saved with another block_size or batch_size");
+  check_state_fits(s, "random_windows", "not a random-window sampler state", tokens_, block_size_, batch_size_);
   try {
     gen_.set_state(s.at("rng").get<std::vector<uint64_t>>());
     drawn_ = s.at("batches").get<int64_t>();
     seed_ = s.at("seed").get<uint64_t>();
   } catch (const nlohmann::json::exception& e) {
-    throw bad(std::string("malformed (") + e.what() + ")");
+    throw bad_state(std::string("malformed (") + e.what() + ")");
   } catch (const Error& e) {
-    throw bad(e.what());
+    throw bad_state(e.what());
   }
 }
 
@@ -122,24 +129,19 @@ nlohmann::json TorchWindows::get_state() const {
 }
 
 void TorchWindows::set_state(const nlohmann::json& s) {
-  auto bad = [](const std::string& why) { return DataError("data state in checkpoint: " + why); };
-  if (!s.is_object() || s.value("kind", "") != "torch_windows")
-    throw bad("not a PyTorch-generator window sampler state (the checkpoint was saved with another train.rng)");
-  if (s.value("tokens", uint64_t(0)) != tokens_->size())
-    throw bad("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
-              std::to_string(tokens_->size()) + " (the dataset or tokenizer changed)");
-  if (s.value("block_size", int64_t(0)) != block_size_ || s.value("batch_size", int64_t(0)) != batch_size_)
-    throw bad("saved with another block_size or batch_size");
+  check_state_fits(s, "torch_windows",
+                   "not a PyTorch-generator window sampler state (the checkpoint was saved with another train.rng)",
+                   tokens_, block_size_, batch_size_);
   try {
     std::vector<int64_t> pending = s.at("pending").get<std::vector<int64_t>>();
     const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;
-    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u)) throw bad("\"pending\" has the wrong length");
+    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u)) throw bad_state("\"pending\" has the wrong length");
     for (int64_t i : pending)
-      if (i < 0 || i >= starts) throw bad("a pending window start is outside the data");
+      if (i < 0 || i >= starts) throw bad_state("a pending window start is outside the data");
     pending_ = std::move(pending);
     drawn_ = s.at("batches").get<int64_t>();
   } catch (const nlohmann::json::exception& e) {
-    throw bad(std::string("malformed (") + e.what() + ")");
+    throw bad_state(std::string("malformed (") + e.what() + ")");
   }
 }
 
