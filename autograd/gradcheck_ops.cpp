@@ -279,6 +279,9 @@ void attention_ops(Registry& r) {
   r.add("attention", "causal", {{q}, {kv}, {kv}}, attn(causal));
   r.add("attention", "causal, T=3 < S=5", {{q}, {kv5}, {kv5}}, attn(causal));
   r.add("attention", "causal sliding window 2", {{q}, {kv5}, {kv5}}, attn(window));
+  // T > 64: causal attention works in blocks of 64 query rows; 66 rows make two, S = 68 > T.
+  r.add("attention", "causal, T=66 < S=68 (two row blocks)", {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}},
+        attn(causal));
   r.add("attention", "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
   r.add("attention", "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
   // attention_packed reads the heads out of qkv (B, T, 3 * H * D) = (2, 3, 3 * 2 * 4).
@@ -289,6 +292,7 @@ void attention_ops(Registry& r) {
   padded3.key_padding = Tensor::from_vector({0, 1, 0, 0, 0, 1}, {2, 3}, DType::f32);
   r.add("attention", "packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
   r.add("attention", "packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
+  r.add("attention", "packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
   r.add("attention", "packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
   r.add("attention", "packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
 }

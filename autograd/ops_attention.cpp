@@ -5,6 +5,12 @@
 // projection and writes (B, T, C), so no head split/merge copies are needed either way. A head's
 // rows are `ld` elements apart (D for a (B, H, T, D) tensor, 3C inside qkv), which BLAS takes as
 // the leading dimension. The (batch, head) pairs are independent and split over the thread pool.
+//
+// Causal attention works in blocks of 64 query rows. Query t (at absolute position S - T + t)
+// sees keys [0, S - T + t], so a block sees keys [0, S - T + its last row + 1) only and every
+// product is cut to those keys: about half the work of the full (T, S) matrix, which would be
+// mostly zeros. The blocks depend on the shape only, so results do not depend on the thread count.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -33,9 +39,29 @@ HeadLayout packed_layout(int64_t T, int64_t width, int64_t D) { return {T * widt
 struct AttentionShape {
   int64_t B, H, T, S, D;
   double scale;
+  bool causal;
 };
 
+// A block of query rows [r0, r1) and the keys [0, keys) any of them may see. Non-causal
+// attention is one block of all rows and all keys.
+struct RowBlock {
+  int64_t r0, r1, keys;
+};
+constexpr int64_t kCausalBlockRows = 64;
+
+int64_t row_block_count(const AttentionShape& a) {
+  if (!a.causal || a.T == 0) return 1;  // T = 0 is still one (empty) block, so dK, dV get written
+  return (a.T + kCausalBlockRows - 1) / kCausalBlockRows;
+}
+
+RowBlock row_block(const AttentionShape& a, int64_t r) {
+  if (!a.causal) return {0, a.T, a.S};
+  const int64_t r0 = r * kCausalBlockRows, r1 = std::min(a.T, r0 + kCausalBlockRows);
+  return {r0, r1, a.S - a.T + r1};  // the last row, at position S - T + r1 - 1, sees the most
+}
+
 // Forward for every (b, h): P = softmax(mask(scale Q K^T + bias)) into probs (B, H, T, S), out = P V.
+// Per row block only the visible keys are computed; the rest of each row of P is set to 0.
 template <class Tp>
 void attention_forward(const AttentionShape& a, const AttentionOptions& opt, const Tp* q, HeadLayout lq,
                        const Tp* k, HeadLayout lk, const Tp* v, HeadLayout lv, Tp* out, HeadLayout lo,
@@ -45,55 +71,73 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
   parallel_for(a.B * H, 1, [&](int64_t bh0, int64_t bh1) {
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / H, h = bh % H;
-      Tp* p = probs + bh * T * S;
-      blas::gemm(false, true, T, S, D, static_cast<Tp>(a.scale), q + lq.at(b, h), lq.ld, k + lk.at(b, h), lk.ld,
-                 Tp(0), p, S);  // (T, S) = scale Q K^T
-      for (int64_t t = 0; t < T; ++t) {
-        Tp* row = p + t * S;
-        if (bias) {
-          const Tp* br = bias + (bh * T + t) * S;
-          for (int64_t s = 0; s < S; ++s) row[s] += br[s];
+      const Tp *qh = q + lq.at(b, h), *kh = k + lk.at(b, h), *vh = v + lv.at(b, h);
+      for (int64_t r = 0, blocks = row_block_count(a); r < blocks; ++r) {
+        const RowBlock blk = row_block(a, r);
+        Tp* p = probs + (bh * T + blk.r0) * S;  // this block's rows of P, S apart
+        blas::gemm(false, true, blk.r1 - blk.r0, blk.keys, D, static_cast<Tp>(a.scale), qh + blk.r0 * lq.ld, lq.ld,
+                   kh, lk.ld, Tp(0), p, S);  // (rows, keys) = scale Q K^T
+        for (int64_t t = blk.r0; t < blk.r1; ++t) {
+          Tp* row = p + (t - blk.r0) * S;
+          const int64_t pos = S - T + t;               // absolute position of this query
+          const int64_t seen = a.causal ? pos + 1 : S;  // keys [0, seen) before window and padding
+          if (bias) {
+            const Tp* br = bias + (bh * T + t) * S;
+            for (int64_t s = 0; s < seen; ++s) row[s] += br[s];
+          }
+          if (opt.window > 0)
+            for (int64_t s = 0; s <= pos - opt.window && s < seen; ++s) row[s] = ninf;
+          if (pad)
+            for (int64_t s = 0; s < seen; ++s)
+              if (pad[b * S + s] != 0) row[s] = ninf;
+          simd::softmax_row(row, seen);
+          std::fill(row + seen, row + S, Tp(0));
         }
-        const int64_t pos = S - T + t;  // absolute position of this query
-        if (opt.causal)
-          for (int64_t s = pos + 1; s < S; ++s) row[s] = ninf;
-        if (opt.window > 0)
-          for (int64_t s = 0; s <= pos - opt.window && s < S; ++s) row[s] = ninf;
-        if (pad)
-          for (int64_t s = 0; s < S; ++s)
-            if (pad[b * S + s] != 0) row[s] = ninf;
-        simd::softmax_row(row, S);
+        blas::gemm(false, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
+                   out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
       }
-      blas::gemm(false, false, T, D, S, Tp(1), p, S, v + lv.at(b, h), lv.ld, Tp(0), out + lo.at(b, h), lo.ld);
     }
   });
 }
 
 // Backward for every (b, h), given dout: dV = P^T dO, dP = dO V^T, dS = P * (dP - rowsum(dP * P)),
 // dQ = scale dS K, dK = scale dS^T Q. Each head's gradients are written, never accumulated.
+// dQ is written per row block; dV and dK are sums over the row blocks. The blocks run last to
+// first: the last one sees every key, so it writes all of dV and dK (beta 0) and the others add
+// to the rows of the keys they see (beta 1).
 template <class Tp>
 void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, const Tp* k, HeadLayout lk,
                         const Tp* v, HeadLayout lv, const Tp* probs, const Tp* dout, HeadLayout lo, Tp* dq,
                         Tp* dk, Tp* dv) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
+  const int64_t blocks = row_block_count(a);
+  const int64_t max_rows = a.causal ? std::min(T, kCausalBlockRows) : T;
+  const Tp scale = static_cast<Tp>(a.scale);
   parallel_for(a.B * H, 1, [&](int64_t bh0, int64_t bh1) {
-    std::vector<Tp> scratch(static_cast<size_t>(T * S));  // dP, then dS, for one head at a time
+    std::vector<Tp> scratch(static_cast<size_t>(max_rows * S));  // dP, then dS, for one block
     Tp* ds = scratch.data();
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / H, h = bh % H;
-      const Tp* p = probs + bh * T * S;
-      const Tp* go = dout + lo.at(b, h);
-      blas::gemm(true, false, S, D, T, Tp(1), p, S, go, lo.ld, Tp(0), dv + lv.at(b, h), lv.ld);  // dV
-      blas::gemm(false, true, T, S, D, Tp(1), go, lo.ld, v + lv.at(b, h), lv.ld, Tp(0), ds, S);   // dP
-      for (int64_t t = 0; t < T; ++t) {  // dS, in place
-        Tp* row = ds + t * S;
-        const Tp* pr = p + t * S;
-        const Tp total = simd::dot(row, pr, S);
-        for (int64_t s = 0; s < S; ++s) row[s] = pr[s] * (row[s] - total);
+      const Tp *qh = q + lq.at(b, h), *kh = k + lk.at(b, h), *vh = v + lv.at(b, h);
+      Tp *dqh = dq + lq.at(b, h), *dkh = dk + lk.at(b, h), *dvh = dv + lv.at(b, h);
+      for (int64_t r = blocks - 1; r >= 0; --r) {
+        const RowBlock blk = row_block(a, r);
+        const int64_t rows = blk.r1 - blk.r0, n = blk.keys;  // dS is (rows, n), n apart
+        const Tp beta = r == blocks - 1 ? Tp(0) : Tp(1);
+        const Tp* p = probs + (bh * T + blk.r0) * S;
+        const Tp* go = dout + lo.at(b, h) + blk.r0 * lo.ld;
+        const Tp* qb = qh + blk.r0 * lq.ld;
+        blas::gemm(true, false, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);  // dV
+        blas::gemm(false, true, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, Tp(0), ds, n);  // dP
+        for (int64_t t = 0; t < rows; ++t) {  // dS, in place
+          Tp* row = ds + t * n;
+          const Tp* pr = p + t * S;
+          const Tp total = simd::dot(row, pr, n);
+          for (int64_t s = 0; s < n; ++s) row[s] = pr[s] * (row[s] - total);
+        }
+        blas::gemm(false, false, rows, D, n, scale, ds, n, kh, lk.ld, Tp(0), dqh + blk.r0 * lq.ld, lq.ld);
+        blas::gemm(true, false, n, D, rows, scale, ds, n, qb, lq.ld, beta, dkh, lk.ld);
       }
-      const Tp scale = static_cast<Tp>(a.scale);
-      blas::gemm(false, false, T, D, S, scale, ds, S, k + lk.at(b, h), lk.ld, Tp(0), dq + lq.at(b, h), lq.ld);
-      blas::gemm(true, false, S, D, T, scale, ds, S, q + lq.at(b, h), lq.ld, Tp(0), dk + lk.at(b, h), lk.ld);
     }
   });
 }
@@ -139,7 +183,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
   if (q.size(0) != k.size(0) || q.size(1) != k.size(1) || q.size(3) != k.size(3))
     fail("q and k must agree in batch, heads and head size");
   if (q.dtype() != k.dtype() || q.dtype() != v.dtype()) fail("dtypes differ");
-  const AttentionShape a{q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), scale_of(opt, q.size(3))};
+  const AttentionShape a{q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), scale_of(opt, q.size(3)), opt.causal};
   check_options(opt, a.B, a.H, a.T, a.S, shapes);
   const HeadLayout lq = bhtd_layout(a.H, a.T, a.D), lkv = bhtd_layout(a.H, a.S, a.D);
   Tensor ql = lowp_copy(q), kl = lowp_copy(k), vl = lowp_copy(v);  // low-precision matmul inputs
@@ -174,7 +218,7 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
     throw ShapeError("attention_packed: qkv must be (B, T, 3 * H * D) with H = " + std::to_string(n_head) +
                      ", got " + shape_str(qkv.shape()));
   const int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, D = C / n_head;
-  const AttentionShape a{B, n_head, T, T, D, scale_of(opt, D)};
+  const AttentionShape a{B, n_head, T, T, D, scale_of(opt, D), opt.causal};
   check_options(opt, B, n_head, T, T, "qkv " + shape_str(qkv.shape()));
   const HeadLayout lin = packed_layout(T, 3 * C, D), lout = packed_layout(T, C, D);
   Tensor x = lowp_copy(qkv);

@@ -42,12 +42,13 @@ Tensor composed_attention(const Tensor& q, const Tensor& k, const Tensor& v, con
   return matmul(softmax(scores, -1), v);
 }
 
-void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, const AttentionOptions& opt) {
+void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, const AttentionOptions& opt,
+                            DType dtype = DType::f64, double tol = 1e-12) {
   Generator gen(7);
-  Tensor q = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
-  Tensor k = Tensor::randn({B, H, S, D}, gen, 1.0, DType::f64).requires_grad_();
-  Tensor v = Tensor::randn({B, H, S, D}, gen, 1.0, DType::f64).requires_grad_();
-  Tensor w = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64);  // projects the output to a scalar
+  Tensor q = Tensor::randn({B, H, T, D}, gen, 1.0, dtype).requires_grad_();
+  Tensor k = Tensor::randn({B, H, S, D}, gen, 1.0, dtype).requires_grad_();
+  Tensor v = Tensor::randn({B, H, S, D}, gen, 1.0, dtype).requires_grad_();
+  Tensor w = Tensor::randn({B, H, T, D}, gen, 1.0, dtype);  // projects the output to a scalar
 
   Tensor fused = attention(q, k, v, opt);
   sum(fused * w).backward();
@@ -58,8 +59,8 @@ void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t 
   sum(composed * w).backward();
   std::vector<Tensor> composed_grads = {q.grad(), k.grad(), v.grad()};
 
-  CHECK(max_abs_diff(fused, composed) < 1e-12);
-  for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(fused_grads[i], composed_grads[i]) < 1e-12);
+  CHECK(max_abs_diff(fused, composed) < tol);
+  for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(fused_grads[i], composed_grads[i]) < tol);
 }
 
 }  // namespace
@@ -76,6 +77,50 @@ TEST_CASE("fused attention equals the composed version: causal, cross lengths, w
   AttentionOptions local = causal;
   local.window = 2;
   check_against_composed(1, 2, 6, 6, 3, local);
+}
+
+// Causal attention computes blocks of 64 query rows against only the keys they can see, so
+// these lengths sit on both sides of the block boundaries; S > T is a KV-cache-like call.
+TEST_CASE("causal attention in row blocks equals the composed version: T around 64, S >= T") {
+  AttentionOptions causal;
+  causal.causal = true;
+  for (int64_t T : {1, 63, 64, 65, 130})
+    for (int64_t S : {T, T + 3}) {
+      CAPTURE(T);
+      CAPTURE(S);
+      check_against_composed(1, 2, T, S, 4, causal);
+      check_against_composed(1, 2, T, S, 4, causal, DType::f32, 1e-5);
+    }
+  AttentionOptions local = causal;  // a window that reaches back across a block boundary
+  local.window = 70;
+  std::vector<double> pad(133, 0.0);
+  pad[66] = 1;  // a padding key inside the second block's view
+  local.key_padding = Tensor::from_vector(pad, {1, 133}, DType::f64);
+  Generator gen(5);
+  local.bias = Tensor::randn({130, 133}, gen, 1.0, DType::f64);
+  check_against_composed(1, 2, 130, 133, 4, local);
+}
+
+TEST_CASE("causal attention weights are exactly 0 above the diagonal and sum to 1") {
+  AttentionOptions causal;
+  causal.causal = true;
+  const int64_t T = 70, S = 72;
+  Generator gen(9);
+  Tensor q = Tensor::randn({1, 1, T, 8}, gen, 1.0, DType::f32), k = Tensor::randn({1, 1, S, 8}, gen, 1.0, DType::f32);
+  Tensor weights;
+  attention(q, k, k, causal, &weights);
+  REQUIRE(weights.shape() == Shape{1, 1, T, S});
+  std::vector<double> p = weights.to_vector();
+  for (int64_t t = 0; t < T; ++t) {
+    double total = 0;
+    for (int64_t s = 0; s < S; ++s) {
+      double x = p[static_cast<size_t>(t * S + s)];
+      if (s > S - T + t) CHECK(x == 0.0);
+      else CHECK(x > 0.0);
+      total += x;
+    }
+    CHECK(total == doctest::Approx(1.0).epsilon(1e-5));
+  }
 }
 
 TEST_CASE("fused attention equals the composed version: key padding and bias") {
