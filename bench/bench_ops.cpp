@@ -4,6 +4,8 @@
 //      what remains is allocation, dispatch, graph recording and the backward walk (ns per op).
 //   2. matmul GFLOP/s at a few shapes, against cblas_sgemm called directly on the same buffers:
 //      the difference is the engine's overhead (allocating the output, shape checks).
+//   3. Fused attention_packed, forward+backward, at bench_gpt's small and medium shapes, causal
+//      (computed in row blocks over the visible keys only) against non-causal (the full matrix).
 //
 // Each measurement repeats for ~0.2 s and reports the best of 3 runs (the least disturbed by
 // other processes). Not run by the tests: `cmake --build build --target bench_ops` and run
@@ -15,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "autograd/attention.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "autograd/threads.h"
@@ -85,6 +88,26 @@ static void matmul_row(int64_t M, int64_t K, int64_t N) {
               100.0 * raw / ours, 3 * flops / train);
 }
 
+// attention_packed forward + backward on qkv (B, T, 3 H D), milliseconds per call.
+static void attention_row(int64_t B, int64_t T, int64_t H, int64_t D) {
+  Generator gen(3);
+  Tensor qkv = Tensor::randn({B, T, 3 * H * D}, gen).requires_grad_();
+  Tensor seed = Tensor::ones({B, T, H * D});
+  auto ms = [&](bool causal) {
+    AttentionOptions opt;
+    opt.causal = causal;
+    return 1e-6 * time_ns([&] {
+      attention_packed(qkv, H, opt).backward(seed);
+      qkv.set_grad(Tensor());
+    });
+  };
+  double full = ms(false), causal = ms(true);
+  char shape[64];
+  std::snprintf(shape, sizeof shape, "B%lld T%lld H%lld D%lld", static_cast<long long>(B),
+                static_cast<long long>(T), static_cast<long long>(H), static_cast<long long>(D));
+  std::printf("  %-22s %14.2f %14.2f %9.2f\n", shape, full, causal, full / causal);
+}
+
 int main() {
   init_threads_from_env();
   std::printf("scratchformer bench_ops (float32, %d BLAS threads)\n\n", num_threads());
@@ -106,5 +129,10 @@ int main() {
   matmul_row(512, 512, 512);
   matmul_row(4096, 128, 512);
   matmul_row(512, 2048, 512);
+
+  std::printf("\nattention_packed forward+backward, ms per call (best of 3):\n");
+  std::printf("  %-22s %14s %14s %9s\n", "shape", "non-causal", "causal", "ratio");
+  attention_row(16, 128, 4, 32);  // bench_gpt small
+  attention_row(8, 256, 6, 64);   // bench_gpt medium
   return 0;
 }
