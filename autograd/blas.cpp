@@ -12,9 +12,20 @@ namespace sf::blas {
 static CBLAS_TRANSPOSE flag(bool t) { return t ? CblasTrans : CblasNoTrans; }
 static int ld(int64_t v) { return std::max(1, static_cast<int>(v)); }  // BLAS wants >= 1
 
+// beta 0 means C = alpha op(A) op(B). OpenBLAS then clears C with its beta kernel before adding
+// the product, which profiles at 7% of a small training step; clearing the rows ourselves (a
+// memset each) and passing beta 1 does the same arithmetic (0 + the product) at memset speed.
+template <class T>
+static void clear_if_beta_zero(T& beta, int64_t M, int64_t N, T* C, int64_t ldc) {
+  if (beta != T(0)) return;
+  for (int64_t m = 0; m < M; ++m) std::fill_n(C + m * ldc, N, T(0));
+  beta = T(1);
+}
+
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
           const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
+  clear_if_beta_zero(beta, M, N, C, ldc);
   cblas_sgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
               beta, C, ld(ldc));
 }
@@ -22,6 +33,7 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
           const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
+  clear_if_beta_zero(beta, M, N, C, ldc);
   cblas_dgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
               beta, C, ld(ldc));
 }
