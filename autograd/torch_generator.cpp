@@ -35,10 +35,8 @@ double TorchGenerator::uniform01_double() {
 }
 
 void TorchGenerator::uniform_(float* x, int64_t n, double from, double to) {
-  for (int64_t i = 0; i < n; ++i) {
-    const double u = static_cast<double>(random() & ((1u << 24) - 1)) * 0x1.0p-24;
-    x[i] = static_cast<float>(u * (to - from) + from);
-  }
+  for (int64_t i = 0; i < n; ++i)  // the 24-bit uniform is exact in float, the affine map in double
+    x[i] = static_cast<float>(static_cast<double>(uniform01()) * (to - from) + from);
 }
 
 // One Box-Muller pair per (j, j + 8) in a block of 16 uniforms, in float as PyTorch does.
