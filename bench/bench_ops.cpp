@@ -4,7 +4,7 @@
 //      what remains is allocation, dispatch, graph recording and the backward walk (ns per op).
 //   2. matmul GFLOP/s at a few shapes, against cblas_sgemm called directly on the same buffers:
 //      the difference is the engine's overhead (allocating the output, shape checks).
-//   3. Fused attention_packed, forward+backward, at bench_gpt's small and medium shapes, causal
+//   3. Fused attention_packed, forward+backward, at bench_gpt's tiny, small and medium shapes, causal
 //      (computed in row blocks over the visible keys only) against non-causal (the full matrix).
 //
 // Each measurement repeats for ~0.2 s and reports the best of 3 runs (the least disturbed by
@@ -132,6 +132,7 @@ int main() {
 
   std::printf("\nattention_packed forward+backward, ms per call (best of 3):\n");
   std::printf("  %-22s %14s %14s %9s\n", "shape", "non-causal", "causal", "ratio");
+  attention_row(32, 32, 4, 16);   // bench_gpt tiny
   attention_row(16, 128, 4, 32);  // bench_gpt small
   attention_row(8, 256, 6, 64);   // bench_gpt medium
   return 0;
