@@ -134,6 +134,14 @@ TEST_CASE("fused layer_norm equals (x - mean) / sqrt(var + eps) * w + b") {
           [](auto& x) { return layer_norm_composed(x[0], Tensor(), x[1], 1e-5); }, {{4, 6}, {6}}, 32);
   compare([](auto& x) { return layer_norm(x[0], Tensor(), Tensor()); },
           [](auto& x) { return layer_norm_composed(x[0], Tensor(), Tensor(), 1e-5); }, {{3, 8}}, 33);
+  // rows wider than a SIMD register, with and without a ragged tail: the vector loops and the
+  // scalar tail of each row kernel
+  compare([](auto& x) { return layer_norm(x[0], x[1], x[2]); },
+          [](auto& x) { return layer_norm_composed(x[0], x[1], x[2], 1e-5); }, {{3, 37}, {37}, {37}}, 35);
+  compare([](auto& x) { return layer_norm(x[0], Tensor(), x[1]); },
+          [](auto& x) { return layer_norm_composed(x[0], Tensor(), x[1], 1e-5); }, {{2, 64}, {64}}, 36);
+  compare([](auto& x) { return layer_norm(x[0], x[1], Tensor()); },
+          [](auto& x) { return layer_norm_composed(x[0], x[1], Tensor(), 1e-5); }, {{70, 19}, {19}}, 37);
   // rows with a large mean: the two-pass variance stays accurate
   compare([](auto& x) { return layer_norm(x[0] + 1000.0, x[1], x[2]); },
           [](auto& x) { return layer_norm_composed(x[0] + 1000.0, x[1], x[2], 1e-5); }, {{2, 8}, {8}, {8}}, 34);
