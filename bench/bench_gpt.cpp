@@ -11,6 +11,9 @@
 //   bench_gpt --shape small        one shape; prints one JSON object
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
 //            --reference PATH (default ../shared/bench/torch_gpt_bench.py)
+//            --rounds N (default 3): per shape, ours and the reference run N times in turn and
+//            the table shows the median over the rounds. These machines drift by 10-20% over
+//            minutes; taking turns puts both frameworks under the same drift.
 //
 // FLOPs/token = 6 N + 12 L T d (nanoGPT's estimate_mfu; N excludes the position table).
 #include <sys/resource.h>
@@ -159,9 +162,31 @@ static json run_json(const std::string& command) {
 
 static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
+// Median of a list (0 when empty); the mean of the two middle values for an even count.
+static double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+// j[key] when j is an object holding a number there, else 0 (a child that failed prints nothing).
+static double number(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+}
+static double max_of(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
+static std::string join(const std::vector<double>& v) {
+  std::string out;
+  char buf[32];
+  for (double x : v) {
+    std::snprintf(buf, sizeof buf, "%s%.1f", out.empty() ? "" : " ", x);
+    out += buf;
+  }
+  return out.empty() ? "-" : out;
+}
+
 int main(int argc, char** argv) {
   std::string shape, reference = "../shared/bench/torch_gpt_bench.py", precision = "fp32";
-  int steps = -1, warmup = 5, threads = 2;
+  int steps = -1, warmup = 5, threads = 2, rounds = 3;
   bool with_reference = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -172,10 +197,21 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
+    auto count = [&](int lowest) {  // a whole number >= lowest, or a one-line error
+      std::string v = next();
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < lowest || n > 1000000) {
+        std::cerr << "error: " << a << " expects a whole number >= " << lowest << ", got '" << v << "'\n";
+        std::exit(2);
+      }
+      return static_cast<int>(n);
+    };
     if (a == "--shape") shape = next();
-    else if (a == "--steps") steps = std::atoi(next().c_str());
-    else if (a == "--warmup-steps") warmup = std::atoi(next().c_str());
-    else if (a == "--threads") threads = std::atoi(next().c_str());
+    else if (a == "--steps") steps = count(1);
+    else if (a == "--warmup-steps") warmup = count(0);
+    else if (a == "--threads") threads = count(1);
+    else if (a == "--rounds") rounds = count(1);
     else if (a == "--precision") precision = next();
     else if (a == "--reference") reference = next();
     else if (a == "--no-reference") with_reference = false;
@@ -217,25 +253,41 @@ int main(int argc, char** argv) {
     std::string args = " --shape " + std::string(name) + " --threads " + std::to_string(threads) +
                        " --precision " + precision + " --warmup-steps " + std::to_string(warmup) +
                        (steps > 0 ? " --steps " + std::to_string(steps) : "");
-    json ours = run_json("'" + self + "'" + args);
-    json ref;
+    std::string ref_cmd;
     if (have_torch) {
       std::ostringstream cmd;
       cmd << "OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 '" << reference << "' --vocab " << s.vocab << " --d " << s.d
           << " --layers " << s.layers << " --heads " << s.heads << " --T " << s.T << " --B " << s.B
           << " --threads " << threads << " --warmup-steps " << warmup
           << (std::string(name) == "medium" ? " --steps 20" : "") << " 2>/dev/null";
-      ref = run_json(cmd.str());
+      ref_cmd = cmd.str();
     }
-    double ours_ms = ours.value("median_step_ms", 0.0), ref_ms = ref.value("median_step_ms", 0.0);
-    double ref_rss = ref.contains("peak_rss_mb") ? ref["peak_rss_mb"].get<double>() : 0.0;
-    std::printf("%-7s %-6s %12.2f %12.2f %8.2fx %10.1f %8.0f %8.0f\n", name, precision.c_str(), ours_ms, ref_ms,
-                ours_ms > 0 && ref_ms > 0 ? ref_ms / ours_ms : 0.0, ours.value("achieved_gflops", 0.0),
-                ours.value("peak_rss_mb", 0.0), ref_rss);
-    double foreign = std::max(ours.value("foreign_cpu_cores", 0.0), ref.value("foreign_cpu_cores", 0.0));
-    if (foreign > 0.1) std::printf("        (disturbed: other processes kept %.2f cores busy)\n", foreign);
+    // Rounds in turn: ours, reference, ours, reference, ...
+    std::vector<double> ours_ms, ref_ms, gflops, rss, ref_rss;
+    double foreign = 0;
+    for (int r = 0; r < rounds; ++r) {
+      json ours = run_json("'" + self + "'" + args);
+      json ref = have_torch ? run_json(ref_cmd) : json();
+      if (number(ours, "median_step_ms") > 0) {
+        ours_ms.push_back(number(ours, "median_step_ms"));
+        gflops.push_back(number(ours, "achieved_gflops"));
+        rss.push_back(number(ours, "peak_rss_mb"));
+      }
+      if (number(ref, "median_step_ms") > 0) {
+        ref_ms.push_back(number(ref, "median_step_ms"));
+        ref_rss.push_back(number(ref, "peak_rss_mb"));
+      }
+      foreign = std::max({foreign, number(ours, "foreign_cpu_cores"), number(ref, "foreign_cpu_cores")});
+    }
+    double o = median(ours_ms), t = median(ref_ms);
+    std::printf("%-7s %-6s %12.2f %12.2f %8.2fx %10.1f %8.0f %8.0f\n", name, precision.c_str(), o, t,
+                o > 0 && t > 0 ? t / o : 0.0, median(gflops), max_of(rss), max_of(ref_rss));
+    if (rounds > 1 && !ours_ms.empty())
+      std::printf("        rounds: ours %s ms, torch %s ms\n", join(ours_ms).c_str(), join(ref_ms).c_str());
+    if (foreign > 0.1) std::printf("        (disturbed: other processes kept up to %.2f cores busy)\n", foreign);
     std::fflush(stdout);
   }
-  std::printf("ratio = torch ms / ours ms (above 1: we are faster). Medians over the timed steps.\n");
+  std::printf("ratio = torch ms / ours ms (above 1: we are faster). ms: the median over %d round(s) of each\n"
+              "round's median step; RSS: the largest peak over the rounds.\n", rounds);
   return 0;
 }
