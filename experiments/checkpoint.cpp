@@ -1,6 +1,7 @@
 // checkpoint.cpp: tensor files + a record with their sizes and hashes, the record written last.
 #include "experiments/checkpoint.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -61,6 +62,19 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
   }
 }
 
+json loop_state_to_json(const LoopState& s) {
+  json best = std::isfinite(s.best_val_loss) ? json(s.best_val_loss) : json(nullptr);  // null: none yet
+  return {{"best_val_loss", best}, {"clipped_steps", s.clipped_steps}};
+}
+
+LoopState loop_state_from_json(const json& loop) {
+  LoopState s;
+  if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_null())
+    s.best_val_loss = loop["best_val_loss"].get<double>();
+  s.clipped_steps = loop.value("clipped_steps", int64_t{0});
+  return s;
+}
+
 // The record's shape, checked field by field so that every later `record.at(...)` and `get<>()`
 // in train --resume, eval and sample finds what it expects: CheckpointError naming the field.
 static void check_record_fields(const json& record, const std::string& where) {
@@ -84,7 +98,9 @@ static void check_record_fields(const json& record, const std::string& where) {
   for (const char* field : {"optimizer", "precision", "data", "loop", "config", "tokenizer"})
     if (!record.contains(field) || !record[field].is_object()) throw bad(field, "must be an object");
   const json& loop = record["loop"];
-  if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_number()) throw bad("loop.best_val_loss", "must be a number");
+  if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_null() &&
+      !(loop["best_val_loss"].is_number() && std::isfinite(loop["best_val_loss"].get<double>())))
+    throw bad("loop.best_val_loss", "must be a finite number, or null for none yet");
   if (loop.contains("clipped_steps") && !loop["clipped_steps"].is_number_integer())
     throw bad("loop.clipped_steps", "must be an integer");
 }

@@ -17,6 +17,8 @@
 // A record with "weights_only": true (tools/nanogpt_convert.py to-run writes them, with an empty
 // optimizer file) can be evaluated and sampled; resuming from it is a CheckpointError.
 #pragma once
+#include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +28,18 @@
 #include "optim/optimizer.h"
 
 namespace sf {
+
+// The training loop's own scalars in a record's "loop" object. JSON has no Infinity, so "no finite
+// val loss yet" (best_val_loss = +infinity, before the first evaluation or while every one was
+// NaN/Inf) is written as null and read back as +infinity; a record without the key (converted
+// from nanoGPT) reads the same way.
+struct LoopState {
+  double best_val_loss = INFINITY;
+  int64_t clipped_steps = 0;
+};
+nlohmann::json loop_state_to_json(const LoopState& s);
+// Reads the "loop" object of a record that read_checkpoint_record has checked.
+LoopState loop_state_from_json(const nlohmann::json& loop);
 
 // Writes checkpoint `name` of the run in run_dir. `loop` holds the training loop's own scalars
 // (step, best val loss, counters); `config` and `tokenizer` are stored for eval and sample.

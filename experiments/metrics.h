@@ -1,6 +1,8 @@
 // metrics.h: the numbers of a run, one row per logged event, in two files of the run directory:
 // metrics.jsonl (one JSON object per line, every field) and metrics.csv (fixed columns, for a
-// spreadsheet or gnuplot). Rows are of kind "train" (one per step) or "eval".
+// spreadsheet or gnuplot). Rows are of kind "train" (one per step) or "eval". JSON has no NaN or
+// Infinity: such a value (a perplexity exp(loss) past 1e308, a diverged estimate) is written as
+// null (nlohmann::json's rule), an empty cell in the CSV, and readers take null as "no value".
 #pragma once
 #include <cstdint>
 #include <fstream>

@@ -197,10 +197,10 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   double best_val = INFINITY;
   if (options.resume) {
     restore_checkpoint(record_path, saved_record, *task, optimizer.get(), &mp);
-    const json& loop = saved_record.at("loop");
+    LoopState loop = loop_state_from_json(saved_record.at("loop"));
     start = saved_record.at("step").get<int64_t>();
-    best_val = loop.value("best_val_loss", INFINITY);
-    clipped = loop.value("clipped_steps", int64_t{0});
+    best_val = loop.best_val_loss;
+    clipped = loop.clipped_steps;
   }
   result.first_step = start;
   MetricsLog metrics(run_dir, options.resume ? start + 1 : -1);  // a resumed run redoes steps > start
@@ -214,7 +214,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   bool bar = options.progress_bar && options.out == nullptr && Progress::stdout_is_terminal();
   Progress progress(tc.steps, tc.log_interval, out, bar, start);
 
-  auto loop_state = [&] { return json{{"best_val_loss", best_val}, {"clipped_steps", clipped}}; };
+  auto loop_state = [&] { return loop_state_to_json({best_val, clipped}); };
   int64_t last_saved = options.resume ? start : -1;  // the step checkpoint `last` holds
   auto save_last = [&](int64_t step) {
     save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
@@ -309,6 +309,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   }
 
   // ---------------------------------------------------------------- finish
+  // (As in metrics.jsonl, a NaN or infinite number in summary.json is written as null.)
   bool seq2seq = is_seq2seq_dataset(config.data.dataset);
   json summary = {{"steps", tc.steps}, {"val_loss", result.val_loss}, {"clipped_steps", clipped},
                   {"skipped_steps", result.skipped_steps}, {"overflow_events", mp.overflow_events()}};

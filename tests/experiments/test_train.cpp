@@ -251,6 +251,37 @@ TEST_CASE("a truncated or corrupt checkpoint is named, the other checkpoint is u
   CHECK_THROWS_AS(quiet_train(c, resume), CheckpointError);
 }
 
+// Until an evaluation gives a finite val loss the best one is +infinity, which JSON cannot hold
+// (nlohmann::json writes it as null). A checkpoint in that state must still resume, and resume
+// exactly. (Step 0 always evaluates, so it takes a NaN or Inf val estimate to get there.)
+TEST_CASE("a checkpoint saved before any finite val loss resumes bit for bit") {
+  Config c = tiny_config("no_best_yet");
+  c.output.checkpoint_interval = 5;
+  TrainOptions stop;
+  stop.stop_after = 15;
+  quiet_train(c, stop);
+  std::string last = checkpoint_record_path(c.output.run_dir, "last");
+  json record = read_checkpoint_record(last);
+  const json saved_loop = record["loop"];
+  // The loop state round-trips through a record, "none yet" included; a non-number is rejected.
+  for (double best : {double(INFINITY), 2.5}) {
+    CAPTURE(best);
+    record["loop"] = loop_state_to_json({best, 3});
+    std::ofstream(last) << record.dump(1);
+    LoopState back = loop_state_from_json(read_checkpoint_record(last).at("loop"));
+    CHECK(back.best_val_loss == best);
+    CHECK(back.clipped_steps == 3);
+  }
+  record["loop"]["best_val_loss"] = "inf";
+  std::ofstream(last) << record.dump(1);
+  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("loop.best_val_loss"), CheckpointError);
+  // As the loop wrote it before (nlohmann::json turns +infinity into null), then resumed.
+  record["loop"] = saved_loop;
+  record["loop"]["best_val_loss"] = INFINITY;
+  std::ofstream(last) << record.dump(1);
+  check_resume_equals_uninterrupted(c, 15, 10);
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);

@@ -95,8 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // What train --resume reads: the step and loop scalars, then everything restored.
     if (record.at("step").get<int64_t>() < 0) sf::fuzz::bug("negative step accepted");
     const json& loop = record.at("loop");
-    (void)loop.value("best_val_loss", INFINITY);
-    (void)loop.value("clipped_steps", int64_t{0});
+    (void)sf::loop_state_from_json(loop);
     sf::restore_checkpoint(record_path, record, *run.task, run.optimizer.get(), run.mp.get());
   });
   return 0;
