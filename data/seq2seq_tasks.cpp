@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "autograd/errors.h"
 
@@ -70,12 +71,36 @@ std::vector<int32_t> solve(TaskKind task, const std::vector<int32_t>& src) {
   return out;
 }
 
+// An input's length class for the held-out cap: its length in items, or for addition the digit
+// counts of both numbers (la, lb) as la * 32 + lb (at most 17 digits each).
+static int64_t length_class(TaskKind kind, const std::vector<int32_t>& src) {
+  if (kind != TaskKind::addition) return static_cast<int64_t>(src.size());
+  auto la = std::find(src.begin(), src.end(), kPlus) - src.begin();
+  return la * 32 + (static_cast<int64_t>(src.size()) - la - 1);
+}
+
+// How many distinct inputs a length class holds: num_symbols^L, or N(la) * N(lb) for addition
+// (as a double: up to 1000^17 or (9e16)^2).
+static double inputs_in_class(TaskKind kind, int64_t cls, int64_t num_symbols) {
+  if (kind != TaskKind::addition) return std::pow(double(num_symbols), double(cls));
+  return double(numbers_with_digits(cls / 32)) * double(numbers_with_digits(cls % 32));
+}
+
 Seq2SeqTask::Seq2SeqTask(const Seq2SeqConfig& cfg, uint64_t seed)
     : cfg_(cfg), kind_(check_seq2seq_config(cfg)), gen_(seed) {
+  // Distinct draws, at most half of any length class's inputs: a class with few inputs (the 10
+  // one-symbol sequences) would otherwise be held out whole and never trained on. This always
+  // ends: a class of n >= 2 inputs may give floor(n/2) >= n/3 of them, so all classes together
+  // >= 4/3 * eval_size, as check_seq2seq_config demands >= 4 * eval_size inputs in all.
   Generator eval_gen(cfg.eval_seed);
+  std::unordered_map<int64_t, int64_t> held;  // length class -> held-out inputs of that class
   while (static_cast<int64_t>(eval_.size()) < cfg.eval_size) {
     Example e = sample(eval_gen);
-    if (eval_keys_.insert(key(e.src)).second) eval_.push_back(std::move(e));
+    int64_t cls = length_class(kind_, e.src);
+    if (double(held[cls] + 1) > std::floor(inputs_in_class(kind_, cls, cfg.num_symbols) / 2)) continue;
+    if (!eval_keys_.insert(key(e.src)).second) continue;
+    held[cls]++;
+    eval_.push_back(std::move(e));
   }
 }
 

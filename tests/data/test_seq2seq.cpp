@@ -2,6 +2,8 @@
 // padding and masks, exact-match scoring, and config errors.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <map>
 #include <set>
 
 #include "autograd/errors.h"
@@ -86,6 +88,47 @@ TEST_CASE("seq2seq: a fixed held-out set the training stream never yields") {
     seen.insert(e.src);
   }
   CHECK(seen.size() == 155 - 30);  // every other input does show up in training
+}
+
+// The "shape" of an input the held-out cap counts by: its length, or for addition the digit
+// counts of both numbers (how many distinct inputs share it: s^L, or N(la) * N(lb)).
+static std::pair<size_t, size_t> shape_of(const std::vector<int32_t>& src, bool addition) {
+  if (!addition) return {src.size(), 0};
+  size_t la = static_cast<size_t>(std::find(src.begin(), src.end(), kFirstSymbol + 10) - src.begin());
+  return {la, src.size() - la - 1};
+}
+
+TEST_CASE("seq2seq: the held-out set leaves training at least half the inputs of every length") {
+  // reverse 1-8 symbols: only 10 inputs of length 1 but ~62 of the 500 draws; addition of 1-2
+  // digits: 100 sums of two 1-digit numbers but ~625 of the 2500 draws.
+  struct Case { std::string task; int64_t hi, eval_size; };
+  for (const Case& k : {Case{"reverse", 8, 500}, Case{"addition", 2, 2500}}) {
+    CAPTURE(k.task);
+    Seq2SeqConfig c = config(k.task, 1, k.hi);
+    c.eval_size = k.eval_size;
+    Seq2SeqTask t(c, 1);
+    const bool addition = k.task == "addition";
+    auto inputs_of_shape = [&](std::pair<size_t, size_t> s) {
+      auto numbers = [](size_t digits) { return digits == 1 ? 10.0 : 9.0 * std::pow(10.0, double(digits) - 1); };
+      return addition ? numbers(s.first) * numbers(s.second) : std::pow(10.0, double(s.first));
+    };
+    std::map<std::pair<size_t, size_t>, int64_t> held;
+    for (const Example& e : t.eval_set()) held[shape_of(e.src, addition)]++;
+    REQUIRE(static_cast<int64_t>(t.eval_set().size()) == k.eval_size);
+    for (const auto& [shape, n] : held) {
+      CAPTURE(shape.first);
+      CAPTURE(shape.second);
+      CHECK(double(n) <= inputs_of_shape(shape) / 2);
+    }
+    // The shortest shape, all of whose inputs the old draw held out, does reach training.
+    std::set<std::vector<int32_t>> shortest;
+    for (int i = 0; i < 20000; ++i) {
+      Example e = t.next();
+      if (shape_of(e.src, addition) == std::make_pair(size_t{1}, size_t{addition ? 1u : 0u})) shortest.insert(e.src);
+    }
+    std::pair<size_t, size_t> first{1, addition ? 1 : 0};
+    CHECK(double(shortest.size()) == inputs_of_shape(first) - double(held[first]));
+  }
 }
 
 TEST_CASE("seq2seq: seeded and resumable") {
