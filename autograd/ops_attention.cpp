@@ -10,6 +10,11 @@
 // sees keys [0, S - T + t], so a block sees keys [0, S - T + its last row + 1) only and every
 // product is cut to those keys: about half the work of the full (T, S) matrix, which would be
 // mostly zeros. The blocks depend on the shape only, so results do not depend on the thread count.
+//
+// Small heads (see kSmallHeadMaxD) multiply with the direct kernel of small_gemm.h instead of
+// OpenBLAS, whose packing and call overhead cost as much as the arithmetic on a 32x16 head. That
+// kernel takes B untransposed, so for Q K^T and dO V^T each head's K or V is first transposed
+// once into a per-thread (D, S) scratch.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,6 +27,7 @@
 #include "autograd/lowp.h"
 #include "autograd/ops.h"
 #include "autograd/simd.h"
+#include "autograd/small_gemm.h"
 #include "autograd/threads.h"
 
 namespace sf {
@@ -60,6 +66,32 @@ RowBlock row_block(const AttentionShape& a, int64_t r) {
   return {r0, r1, a.S - a.T + r1};  // the last row, at position S - T + r1 - 1, sees the most
 }
 
+// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS (measured with
+// bench_ops: the direct kernel wins up to D = 64 at T <= 256).
+constexpr int64_t kSmallHeadMaxD = 64;
+
+bool use_small_gemm(const AttentionShape& a) { return a.D <= kSmallHeadMaxD; }
+
+// C (M, N) = alpha op(A) B + beta C, op(A) = A^T when ta; on small_gemm when small, else BLAS.
+template <class Tp>
+void mul(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
+         int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
+  if (small)
+    kernels::small_gemm(M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, beta, C, ldc);
+  else
+    blas::gemm(ta, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// C (M, N) = alpha A B^T + beta C with B (N, K); small_gemm reads Bt = B^T, (K, N) with rows ldbt apart.
+template <class Tp>
+void mul_bt(bool small, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
+            int64_t ldb, const Tp* Bt, int64_t ldbt, Tp beta, Tp* C, int64_t ldc) {
+  if (small)
+    kernels::small_gemm(M, N, K, alpha, A, lda, int64_t(1), Bt, ldbt, beta, C, ldc);
+  else
+    blas::gemm(false, true, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 // Forward for every (b, h): P = softmax(mask(scale Q K^T + bias)) into probs (B, H, T, S), out = P V.
 // Per row block only the visible keys are computed; the rest of each row of P is set to 0.
 template <class Tp>
@@ -68,15 +100,18 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
                        Tp* probs, const Tp* bias, const Tp* pad) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
+  const bool small = use_small_gemm(a);
   parallel_for(a.B * H, 1, [&](int64_t bh0, int64_t bh1) {
+    std::vector<Tp> kt(small ? static_cast<size_t>(D * S) : 0);  // (D, S) = K^T of one head
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / H, h = bh % H;
       const Tp *qh = q + lq.at(b, h), *kh = k + lk.at(b, h), *vh = v + lv.at(b, h);
+      if (small) kernels::transpose_block(S, D, kh, lk.ld, kt.data());
       for (int64_t r = 0, blocks = row_block_count(a); r < blocks; ++r) {
         const RowBlock blk = row_block(a, r);
         Tp* p = probs + (bh * T + blk.r0) * S;  // this block's rows of P, S apart
-        blas::gemm(false, true, blk.r1 - blk.r0, blk.keys, D, static_cast<Tp>(a.scale), qh + blk.r0 * lq.ld, lq.ld,
-                   kh, lk.ld, Tp(0), p, S);  // (rows, keys) = scale Q K^T
+        mul_bt(small, blk.r1 - blk.r0, blk.keys, D, static_cast<Tp>(a.scale), qh + blk.r0 * lq.ld, lq.ld, kh, lk.ld,
+               kt.data(), S, Tp(0), p, S);  // (rows, keys) = scale Q K^T
         for (int64_t t = blk.r0; t < blk.r1; ++t) {
           Tp* row = p + (t - blk.r0) * S;
           const int64_t pos = S - T + t;               // absolute position of this query
@@ -93,8 +128,8 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
           simd::softmax_row(row, seen);
           std::fill(row + seen, row + S, Tp(0));
         }
-        blas::gemm(false, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
-                   out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
+        mul(small, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
+            out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
       }
     }
   });
@@ -113,13 +148,16 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
   const int64_t blocks = row_block_count(a);
   const int64_t max_rows = a.causal ? std::min(T, kCausalBlockRows) : T;
   const Tp scale = static_cast<Tp>(a.scale);
+  const bool small = use_small_gemm(a);
   parallel_for(a.B * H, 1, [&](int64_t bh0, int64_t bh1) {
     std::vector<Tp> scratch(static_cast<size_t>(max_rows * S));  // dP, then dS, for one block
+    std::vector<Tp> vt(small ? static_cast<size_t>(D * S) : 0);  // (D, S) = V^T of one head
     Tp* ds = scratch.data();
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / H, h = bh % H;
       const Tp *qh = q + lq.at(b, h), *kh = k + lk.at(b, h), *vh = v + lv.at(b, h);
       Tp *dqh = dq + lq.at(b, h), *dkh = dk + lk.at(b, h), *dvh = dv + lv.at(b, h);
+      if (small) kernels::transpose_block(S, D, vh, lv.ld, vt.data());
       for (int64_t r = blocks - 1; r >= 0; --r) {
         const RowBlock blk = row_block(a, r);
         const int64_t rows = blk.r1 - blk.r0, n = blk.keys;  // dS is (rows, n), n apart
@@ -127,16 +165,16 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
         const Tp* p = probs + (bh * T + blk.r0) * S;
         const Tp* go = dout + lo.at(b, h) + blk.r0 * lo.ld;
         const Tp* qb = qh + blk.r0 * lq.ld;
-        blas::gemm(true, false, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);  // dV
-        blas::gemm(false, true, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, Tp(0), ds, n);  // dP
+        mul(small, true, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);                // dV
+        mul_bt(small, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, vt.data(), S, Tp(0), ds, n);  // dP
         for (int64_t t = 0; t < rows; ++t) {  // dS, in place
           Tp* row = ds + t * n;
           const Tp* pr = p + t * S;
           const Tp total = simd::dot(row, pr, n);
           for (int64_t s = 0; s < n; ++s) row[s] = pr[s] * (row[s] - total);
         }
-        blas::gemm(false, false, rows, D, n, scale, ds, n, kh, lk.ld, Tp(0), dqh + blk.r0 * lq.ld, lq.ld);
-        blas::gemm(true, false, n, D, rows, scale, ds, n, qb, lq.ld, beta, dkh, lk.ld);
+        mul(small, false, rows, D, n, scale, ds, n, kh, lk.ld, Tp(0), dqh + blk.r0 * lq.ld, lq.ld);  // dQ
+        mul(small, true, n, D, rows, scale, ds, n, qb, lq.ld, beta, dkh, lk.ld);                     // dK
       }
     }
   });

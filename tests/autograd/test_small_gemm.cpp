@@ -1,0 +1,102 @@
+// small_gemm (the direct kernel attention uses for small heads) against its plain triple loop,
+// over many odd sizes: ragged tails in every dimension, A and A^T, strides wider than the
+// matrix, and alpha/beta 0, 1 and other values, in float and double.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "autograd/small_gemm.h"
+
+using namespace sf::kernels;
+
+namespace {
+
+// One product on both kernels; checks every element of C and that C's padding is untouched.
+// Both sum the same K products in increasing k, with or without fused multiply-adds, then scale
+// by alpha and add beta c: each result is within (K + 2) eps (|alpha| sum_k |a b| + |beta c|) of
+// the exact value (the recursive-summation bound), so the two differ by at most twice that.
+template <class T>
+void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, int64_t pad, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int64_t rows_a = ta ? K : M, cols_a = ta ? M : K;  // A as stored
+  const int64_t lda = cols_a + pad, ldb = N + pad, ldc = N + pad;
+  std::vector<T> A(static_cast<size_t>(rows_a * lda + 1)), B(static_cast<size_t>(K * ldb + 1));
+  std::vector<T> C(static_cast<size_t>(M * ldc + 1));
+  for (T& x : A) x = static_cast<T>(u(rng));
+  for (T& x : B) x = static_cast<T>(u(rng));
+  for (T& x : C) x = static_cast<T>(u(rng));
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  if (beta == T(0))  // beta 0 must not read C: fill it with NaN, which would show up
+    for (T& x : C) x = nan;
+  const int64_t rsa = ta ? 1 : lda, csa = ta ? lda : 1;
+  std::vector<T> got = C, want = C;
+  small_gemm(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, got.data(), ldc);
+  small_gemm_reference(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, want.data(), ldc);
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (int64_t m = 0; m < M; ++m) {
+    for (int64_t n = 0; n < ldc; ++n) {
+      const size_t i = static_cast<size_t>(m * ldc + n);
+      if (n >= N) {  // padding between rows: never written
+        CHECK((std::isnan(got[i]) ? std::isnan(C[i]) : got[i] == C[i]));
+        continue;
+      }
+      double magnitude = beta == T(0) ? 0.0 : std::fabs(double(beta) * double(C[i]));
+      for (int64_t k = 0; k < K; ++k)
+        magnitude += std::fabs(double(alpha) * double(A[static_cast<size_t>(m * rsa + k * csa)]) *
+                               double(B[static_cast<size_t>(k * ldb + n)]));
+      const double tol = 2.0 * double(K + 2) * eps * magnitude;
+      INFO("M " << M << " N " << N << " K " << K << " alpha " << alpha << " beta " << beta << " ta " << ta
+                << " pad " << pad << " at (" << m << ", " << n << ")");
+      REQUIRE(!std::isnan(got[i]));
+      CHECK(std::fabs(double(got[i]) - double(want[i])) <= tol);
+    }
+  }
+}
+
+template <class T>
+void check_many_sizes() {
+  std::mt19937 rng(7);
+  const int64_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 70};
+  const T scalars[][2] = {{1, 0}, {1, 1}, {0, 1}, {T(0.125), T(-0.5)}, {T(-1.7), T(0)}};
+  int count = 0;
+  for (int64_t M : sizes)
+    for (int64_t N : sizes)
+      for (int64_t K : {int64_t(1), int64_t(3), int64_t(16), int64_t(37), int64_t(70)}) {
+        const T* ab = scalars[count % 5];
+        check_product<T>(M, N, K, ab[0], ab[1], count % 2 == 1, count % 3 == 0 ? 0 : 5 + count % 11, rng);
+        ++count;
+      }
+}
+
+}  // namespace
+
+TEST_CASE("small_gemm matches the triple loop in float over odd sizes") { check_many_sizes<float>(); }
+
+TEST_CASE("small_gemm matches the triple loop in double over odd sizes") { check_many_sizes<double>(); }
+
+TEST_CASE("small_gemm with every alpha and beta and both layouts at one ragged size") {
+  std::mt19937 rng(11);
+  for (bool ta : {false, true})
+    for (double alpha : {0.0, 1.0, -0.3})
+      for (double beta : {0.0, 1.0, 2.5}) {
+        check_product<float>(13, 27, 19, float(alpha), float(beta), ta, 9, rng);
+        check_product<double>(13, 27, 19, alpha, beta, ta, 9, rng);
+      }
+}
+
+TEST_CASE("small_gemm with K = 0 scales C by beta") {
+  std::vector<double> C = {1, 2, 3, 4}, A(1), B(1);
+  small_gemm(2, 2, 0, 1.0, A.data(), 1, 1, B.data(), 2, 0.5, C.data(), 2);
+  CHECK(C == std::vector<double>{0.5, 1, 1.5, 2});
+}
+
+TEST_CASE("transpose_block reads a strided block and writes its dense transpose") {
+  const std::vector<float> src = {1, 2, 3, 0,   // (2, 3) with rows 4 apart
+                                  4, 5, 6, 0};
+  std::vector<float> dst(6);
+  transpose_block(2, 3, src.data(), 4, dst.data());
+  CHECK(dst == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
