@@ -2,6 +2,7 @@
 // the four measurements, then the report whose sentences are computed from the measurements.
 #include "experiments/compare_ln.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -147,6 +148,14 @@ std::vector<double> hidden_norms(const Config& c, int64_t batches) {
     }
   }
   return norms;
+}
+
+// The mean of the last n values (of all of them when there are fewer).
+double mean_of_last(const std::vector<double>& v, int64_t n) {
+  size_t k = std::min(v.size(), static_cast<size_t>(n));
+  double s = 0;
+  for (size_t i = v.size() - k; i < v.size(); ++i) s += v[i];
+  return s / static_cast<double>(k);
 }
 
 // Least-squares slope of log(y) against log(x).
@@ -340,12 +349,15 @@ std::string run_compare_study(const CompareStudy& study, std::ostream& log) {
                         : "unlike the paper, Pre-LN's hidden states do not grow faster than Post-LN's here.")
      << "\n";
   if (!curves.empty()) {
+    // One step's loss is one batch's, too noisy to rank variants by: the table shows the mean
+    // over the last 10% of the steps (at least one).
+    const int64_t tail = std::max<int64_t>(1, base.train.steps / 10);
     md << "\n## 4. Training at the same peak learning rate (" << base.optim.name << ", lr " << base.optim.lr << ", "
        << base.train.steps << " steps; warmup " << o.warmup_steps << " steps)\n\n![](curves.png)\n\n"
-       << "| variant | final train loss | val loss |\n|---|---|---|\n";
+       << "| variant | train loss (mean of last " << tail << " steps) | val loss |\n|---|---|---|\n";
     for (const Curve& c : curves)
-      md << "| " << c.name << " | " << (c.result.losses.empty() ? "-" : num(c.result.losses.back())) << " | "
-         << num(c.result.val_loss) << " |\n";
+      md << "| " << c.name << " | " << (c.result.losses.empty() ? "-" : num(mean_of_last(c.result.losses, tail)))
+         << " | " << num(c.result.val_loss) << " |\n";
     double pn = curves[0].result.val_loss, pw = curves[1].result.val_loss, qn = curves[2].result.val_loss,
            qw = curves[3].result.val_loss;
     md << "\n**Finding.** Post-LN: val loss " << num(pn) << " without warmup vs " << num(pw) << " with warmup ("

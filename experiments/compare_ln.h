@@ -9,7 +9,8 @@
 //   2. the last layer's norm of (1) versus depth;
 //   3. hidden-state norms after each block at initialisation;
 //   4. training curves at one peak learning rate with Adam: Post-LN and Pre-LN, each without and
-//      with learning-rate warmup.
+//      with learning-rate warmup; the table shows each one's training loss as the mean over its
+//      last 10% of steps (at least 1), since one step's loss is one batch's.
 // Every finding sentence in the report is computed from these numbers.
 #pragma once
 #include <iosfwd>
