@@ -166,7 +166,7 @@ TEST_CASE("a full disk: a clean stop with one error line and the last checkpoint
   fs::create_directories(disk);
   std::string opts = "size=" + std::to_string(small + ckpt + ckpt / 2 + 2 * 4096);
   if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, opts.c_str()) != 0) {
-    MESSAGE("skipped: cannot mount a tmpfs here (" << std::strerror(errno) << "); needs root with CAP_SYS_ADMIN");
+    MESSAGE("skipped: cannot mount a tmpfs here (" << std::string(std::strerror(errno)) << "); needs root with CAP_SYS_ADMIN");
     return;
   }
   fs::path run = disk / "run";
