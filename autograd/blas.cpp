@@ -18,7 +18,9 @@ static int ld(int64_t v) { return std::max(1, static_cast<int>(v)); }  // BLAS w
 template <class T>
 static void clear_if_beta_zero(T& beta, int64_t M, int64_t N, T* C, int64_t ldc) {
   if (beta != T(0)) return;
-  for (int64_t m = 0; m < M; ++m) std::fill_n(C + m * ldc, N, T(0));
+  if (ldc == N) std::fill_n(C, M * N, T(0));  // contiguous rows: one memset
+  else
+    for (int64_t m = 0; m < M; ++m) std::fill_n(C + m * ldc, N, T(0));
   beta = T(1);
 }
 
