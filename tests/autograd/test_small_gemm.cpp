@@ -3,13 +3,17 @@
 // matrix, and alpha/beta 0, 1 and other values, in float and double.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "autograd/attention.h"
+#include "autograd/ops.h"
 #include "autograd/small_gemm.h"
 
+using namespace sf;
 using namespace sf::kernels;
 
 namespace {
@@ -99,4 +103,41 @@ TEST_CASE("transpose_block reads a strided block and writes its dense transpose"
   std::vector<float> dst(6);
   transpose_block(2, 3, src.data(), 4, dst.data());
   CHECK(dst == std::vector<float>{1, 4, 2, 5, 3, 6});
+}
+
+// Attention multiplies heads of D <= 32 with small_gemm and bigger ones with OpenBLAS: both sides
+// of that cut-over, causal over two row blocks of 64 (T = 70), against matmul + masked softmax.
+TEST_CASE("attention on both sides of the small_gemm cut-over equals the composed version") {
+  const int64_t B = 1, H = 2, T = 70;
+  std::vector<double> mask(static_cast<size_t>(T * T));
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t s = 0; s < T; ++s) mask[static_cast<size_t>(t * T + s)] = s > t ? 1.0 : 0.0;
+  const Tensor causal_mask = Tensor::from_vector(mask, {1, 1, T, T}, DType::f64);
+  AttentionOptions opt;
+  opt.causal = true;
+  for (int64_t D : {32, 33}) {
+    CAPTURE(D);
+    Generator gen(21);
+    Tensor q = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor k = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor v = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor w = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64);  // projects the output to a scalar
+    Tensor fused = attention(q, k, v, opt);
+    sum(fused * w).backward();
+    std::vector<Tensor> fused_grads = {q.grad().clone(), k.grad().clone(), v.grad().clone()};
+    for (Tensor* x : {&q, &k, &v}) x->set_grad(Tensor());
+    Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(D)));
+    Tensor composed = matmul(softmax(masked_fill(scores, causal_mask, -INFINITY), -1), v);
+    sum(composed * w).backward();
+    std::vector<Tensor> composed_grads = {q.grad(), k.grad(), v.grad()};
+    auto max_abs_diff = [](const Tensor& a, const Tensor& b) {
+      std::vector<double> x = a.to_vector(), y = b.to_vector();
+      REQUIRE(x.size() == y.size());
+      double worst = 0;
+      for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+      return worst;
+    };
+    CHECK(max_abs_diff(fused, composed) < 1e-12);  // as the other float64 attention tests
+    for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(fused_grads[i], composed_grads[i]) < 1e-12);
+  }
 }
