@@ -83,14 +83,21 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
   return MixedPrecision(parse_precision(p.dtype), s);
 }
 
-// A fresh run may not silently mix its files with an older run's.
+// A fresh run may not silently mix its files with an older run's. Checked before the data is
+// loaded (which may mean a download) and again when the directory is prepared.
+static void check_run_dir_is_free(const Config& c) {
+  fs::path dir = c.output.run_dir;
+  std::error_code ec;
+  bool has_run = fs::exists(dir / "config.json", ec) || fs::exists(dir / "checkpoints", ec);
+  if (has_run && !c.output.overwrite)
+    throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
+                      dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
+}
+
 static void prepare_run_dir(const Config& c) {
   fs::path dir = c.output.run_dir;
+  check_run_dir_is_free(c);
   try {
-    bool has_run = fs::exists(dir / "config.json") || fs::exists(dir / "checkpoints");
-    if (has_run && !c.output.overwrite)
-      throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
-                        dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
     for (const char* f : {"checkpoints", "metrics.jsonl", "metrics.csv", "loss.png", "summary.json"})
       fs::remove_all(dir / f);
     fs::create_directories(dir);
@@ -177,6 +184,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     saved_record = read_checkpoint_record(record_path);
     tokenizer = saved_record.at("tokenizer");
   }
+  if (!options.resume) check_run_dir_is_free(config);  // before a download or a long data load
   std::unique_ptr<Task> task = make_task(config, tokenizer);  // data + model (size checked first)
   Module& model = task->model();
   std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optim, model);

@@ -298,6 +298,25 @@ TEST_CASE("a config that fails leaves no run directory behind") {
   CHECK_FALSE(fs::exists(c.output.run_dir));
 }
 
+static std::string file_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("a fresh run into a run directory that holds a run is refused before any data is read") {
+  Config first = tiny_config("occupied");
+  first.train.steps = 10;
+  first.schedule.warmup_steps = 2;
+  quiet_train(first);
+  std::string before = file_text(fs::path(first.output.run_dir) / "config.json");
+
+  Config again = tiny_config("occupied");
+  again.output.overwrite = false;
+  again.data.path = "/nonexistent/corpus.txt";  // would be a DataError if it were read first
+  CHECK_THROWS_WITH_AS(quiet_train(again), doctest::Contains("already holds a run"), ConfigError);
+  CHECK(file_text(fs::path(first.output.run_dir) / "config.json") == before);  // untouched
+}
+
 TEST_CASE("the parameter estimate made before allocation is exact") {
   for (bool bias : {true, false})
     for (bool tie : {true, false})
