@@ -76,8 +76,8 @@ bool use_small_gemm(const AttentionShape& a) { return a.D <= kSmallHeadMaxD; }
 
 // C (M, N) = alpha op(A) B + beta C, op(A) = A^T when ta; on small_gemm when small, else BLAS.
 template <class Tp>
-void mul(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
-         int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
+void head_gemm(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda,
+               const Tp* B, int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
   if (small)
     kernels::small_gemm(M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, beta, C, ldc);
   else
@@ -86,8 +86,8 @@ void mul(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const T
 
 // C (M, N) = alpha A B^T + beta C with B (N, K); small_gemm reads Bt = B^T, (K, N) with rows ldbt apart.
 template <class Tp>
-void mul_bt(bool small, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
-            int64_t ldb, const Tp* Bt, int64_t ldbt, Tp beta, Tp* C, int64_t ldc) {
+void head_gemm_bt(bool small, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
+                  int64_t ldb, const Tp* Bt, int64_t ldbt, Tp beta, Tp* C, int64_t ldc) {
   if (small)
     kernels::small_gemm(M, N, K, alpha, A, lda, int64_t(1), Bt, ldbt, beta, C, ldc);
   else
@@ -112,8 +112,8 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
       for (int64_t r = 0, blocks = row_block_count(a); r < blocks; ++r) {
         const RowBlock blk = row_block(a, r);
         Tp* p = probs + (bh * T + blk.r0) * S;  // this block's rows of P, S apart
-        mul_bt(small, blk.r1 - blk.r0, blk.keys, D, static_cast<Tp>(a.scale), qh + blk.r0 * lq.ld, lq.ld, kh, lk.ld,
-               kt.data(), S, Tp(0), p, S);  // (rows, keys) = scale Q K^T
+        head_gemm_bt(small, blk.r1 - blk.r0, blk.keys, D, static_cast<Tp>(a.scale), qh + blk.r0 * lq.ld, lq.ld, kh,
+                     lk.ld, kt.data(), S, Tp(0), p, S);  // (rows, keys) = scale Q K^T
         for (int64_t t = blk.r0; t < blk.r1; ++t) {
           Tp* row = p + (t - blk.r0) * S;
           const int64_t pos = S - T + t;               // absolute position of this query
@@ -130,8 +130,8 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
           simd::softmax_row(row, seen);
           std::fill(row + seen, row + S, Tp(0));
         }
-        mul(small, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
-            out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
+        head_gemm(small, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
+                  out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
       }
     }
   });
@@ -167,16 +167,16 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
         const Tp* p = probs + (bh * T + blk.r0) * S;
         const Tp* go = dout + lo.at(b, h) + blk.r0 * lo.ld;
         const Tp* qb = qh + blk.r0 * lq.ld;
-        mul(small, true, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);                // dV
-        mul_bt(small, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, vt.data(), S, Tp(0), ds, n);  // dP
+        head_gemm(small, true, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);                 // dV
+        head_gemm_bt(small, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, vt.data(), S, Tp(0), ds, n);  // dP
         for (int64_t t = 0; t < rows; ++t) {  // dS, in place
           Tp* row = ds + t * n;
           const Tp* pr = p + t * S;
           const Tp total = simd::dot(row, pr, n);
           for (int64_t s = 0; s < n; ++s) row[s] = pr[s] * (row[s] - total);
         }
-        mul(small, false, rows, D, n, scale, ds, n, kh, lk.ld, Tp(0), dqh + blk.r0 * lq.ld, lq.ld);  // dQ
-        mul(small, true, n, D, rows, scale, ds, n, qb, lq.ld, beta, dkh, lk.ld);                     // dK
+        head_gemm(small, false, rows, D, n, scale, ds, n, kh, lk.ld, Tp(0), dqh + blk.r0 * lq.ld, lq.ld);  // dQ
+        head_gemm(small, true, n, D, rows, scale, ds, n, qb, lq.ld, beta, dkh, lk.ld);                     // dK
       }
     }
   });
