@@ -31,7 +31,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from nanogpt_model import GPT, GPTConfig  # noqa: E402
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--text", default="../shared/data/tinyshakespeare.txt")
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ap.add_argument("--text", default=os.path.join(root, "data", "corpora", "tinyshakespeare.txt"))
 ap.add_argument("--seed", type=int, default=1337)
 ap.add_argument("--iters", type=int, default=2000)
 ap.add_argument("--eval-interval", type=int, default=250)

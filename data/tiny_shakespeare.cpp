@@ -18,6 +18,12 @@ namespace sf::data {
 
 namespace fs = std::filesystem;
 
+fs::path shipped_tiny_shakespeare() { return fs::path(SF_CORPUS_DIR) / "tinyshakespeare.txt"; }
+
+std::vector<fs::path> default_shakespeare_search() {
+  return {shipped_tiny_shakespeare(), fs::path("data") / "corpora" / "tinyshakespeare.txt"};
+}
+
 fs::path default_cache_dir() {
   if (const char* d = std::getenv("SF_DATA_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return fs::path(x) / "scratchformer";

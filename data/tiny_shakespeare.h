@@ -1,11 +1,12 @@
 // tiny_shakespeare.h: getting Tiny Shakespeare (1.1 MB, Karpathy's char-rnn corpus) onto disk.
 //
-// The project never ships the text. ensure_tiny_shakespeare() returns a path to a verified copy,
-// trying in order:
+// The repository ships the text in data/corpora/tinyshakespeare.txt (public domain; see
+// data/corpora/README.md). ensure_tiny_shakespeare() returns a path to a verified copy, trying in order:
 //   1. $SF_TINYSHAKESPEARE, when set (an error if that file is missing or has another sha256);
 //   2. <cache_dir>/tinyshakespeare.txt, from an earlier download;
-//   3. the search list (by default data/tinyshakespeare.txt and ../shared/data/tinyshakespeare.txt,
-//      relative to the working directory);
+//   3. the search list (by default the shipped copy: its absolute path in the source tree this
+//      build was configured from, so any working directory finds it, then
+//      data/corpora/tinyshakespeare.txt relative to the working directory, for a moved tree);
 //   4. a download of kTinyShakespeareUrl with curl (or wget) into the cache, checked against
 //      kTinyShakespeareSha256 and moved into place atomically.
 // Offline, the DataError says exactly where to put the file. Every copy is checked by sha256.
@@ -21,11 +22,16 @@ inline constexpr const char* kTinyShakespeareUrl =
 inline constexpr const char* kTinyShakespeareSha256 =
     "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed";
 
+// The copy shipped in the source tree: <source dir>/data/corpora/tinyshakespeare.txt, absolute.
+std::filesystem::path shipped_tiny_shakespeare();
+
+// The default search list: shipped_tiny_shakespeare(), then data/corpora/tinyshakespeare.txt.
+std::vector<std::filesystem::path> default_shakespeare_search();
+
 struct ShakespeareOptions {
   std::filesystem::path cache_dir;                 // the download lands in cache_dir/tinyshakespeare.txt
   std::string url = kTinyShakespeareUrl;
-  std::vector<std::filesystem::path> search = {"data/tinyshakespeare.txt",
-                                               "../shared/data/tinyshakespeare.txt"};
+  std::vector<std::filesystem::path> search = default_shakespeare_search();
   bool use_env = true;      // honour $SF_TINYSHAKESPEARE
   bool download = true;     // false: only look for existing copies
   int timeout_seconds = 120;
