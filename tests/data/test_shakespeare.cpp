@@ -1,4 +1,5 @@
-// Tiny Shakespeare: finding a verified copy, a (local, file://) download, the offline message.
+// Tiny Shakespeare: the shipped copy found from any working directory, finding a verified copy,
+// a (local, file://) download, the offline message.
 // Nothing here reaches the internet: the "offline" case downloads from a closed local port.
 #include <doctest/doctest.h>
 
@@ -16,8 +17,9 @@ using namespace sf::data;
 using sf::test::contains;
 using sf::test::error_of;
 
-static const std::filesystem::path kShared =
-    std::filesystem::weakly_canonical(std::filesystem::path(SF_SOURCE_DIR) / "../shared/data/tinyshakespeare.txt");
+// The copy the repository ships.
+static const std::filesystem::path kShipped =
+    std::filesystem::path(SF_SOURCE_DIR) / "data/corpora/tinyshakespeare.txt";
 
 // Options that look nowhere but where the test says.
 static ShakespeareOptions isolated(const std::filesystem::path& cache) {
@@ -56,22 +58,45 @@ TEST_CASE("tiny shakespeare: a download with the wrong sha256 is refused and not
   CHECK(sf::test::count_files(dir / "cache") == 0);
 }
 
-TEST_CASE("tiny shakespeare: existing copies, $SF_TINYSHAKESPEARE and a local download") {
-  if (!std::filesystem::exists(kShared)) {
-    MESSAGE("skipped: " << kShared.string() << " not found");
-    return;
+TEST_CASE("tiny shakespeare: the shipped copy is found by default from any working directory") {
+  CHECK(shipped_tiny_shakespeare() == kShipped);
+  CHECK(sha256_hex(read_file_bytes(kShipped)) == kTinyShakespeareSha256);
+  sf::test::TempDir dir("shk_cwd");
+  ShakespeareOptions o;  // the default search list
+  o.cache_dir = dir / "cache";
+  o.use_env = false;
+  o.download = false;
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path);  // a working directory with no data/ in it
+  std::filesystem::path found;
+  try {
+    found = ensure_tiny_shakespeare(o);
+  } catch (...) {
+    std::filesystem::current_path(cwd);
+    throw;
   }
+  // From the source root, a relative data/corpora/ copy is found too (for a moved tree).
+  std::filesystem::current_path(SF_SOURCE_DIR);
+  o.search = {"data/corpora/tinyshakespeare.txt"};
+  std::filesystem::path relative = ensure_tiny_shakespeare(o);
+  std::filesystem::current_path(cwd);
+  CHECK(found == kShipped);
+  CHECK(relative == "data/corpora/tinyshakespeare.txt");
+  CHECK(sf::test::count_files(dir.path) == 0);  // nothing downloaded or cached
+}
+
+TEST_CASE("tiny shakespeare: existing copies, $SF_TINYSHAKESPEARE and a local download") {
   sf::test::TempDir dir("shk_found");
   ShakespeareOptions o = isolated(dir / "cache");
   o.download = false;
-  o.search = {dir / "nowhere.txt", kShared};
-  CHECK(ensure_tiny_shakespeare(o) == kShared);
+  o.search = {dir / "nowhere.txt", kShipped};
+  CHECK(ensure_tiny_shakespeare(o) == kShipped);
 
   // $SF_TINYSHAKESPEARE wins, and is checked.
   o.use_env = true;
   o.search = {};
-  ::setenv("SF_TINYSHAKESPEARE", kShared.c_str(), 1);
-  CHECK(ensure_tiny_shakespeare(o) == kShared);
+  ::setenv("SF_TINYSHAKESPEARE", kShipped.c_str(), 1);
+  CHECK(ensure_tiny_shakespeare(o) == kShipped);
   sf::test::write_bytes(dir / "other.txt", "not shakespeare");
   ::setenv("SF_TINYSHAKESPEARE", (dir / "other.txt").c_str(), 1);
   CHECK(contains(error_of<DataError>([&] { ensure_tiny_shakespeare(o); }),
@@ -81,7 +106,7 @@ TEST_CASE("tiny shakespeare: existing copies, $SF_TINYSHAKESPEARE and a local do
 
   // A "download" through curl from a file:// URL: verified, saved atomically, then reused.
   o.download = true;
-  o.url = "file://" + kShared.string();
+  o.url = "file://" + kShipped.string();
   std::filesystem::path got = ensure_tiny_shakespeare(o);
   CHECK(got == dir / "cache/tinyshakespeare.txt");
   CHECK(sha256_hex(read_file_bytes(got)) == kTinyShakespeareSha256);

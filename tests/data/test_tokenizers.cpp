@@ -1,5 +1,5 @@
 // Char and byte-level BPE tokenizers: round trips, unknown characters, JSON save/load,
-// the checkpoint vocabulary check, and BPE training speed on Tiny Shakespeare when present.
+// the checkpoint vocabulary check, and BPE training speed on the shipped Tiny Shakespeare.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -22,7 +22,7 @@ using sf::test::contains;
 using sf::test::error_of;
 
 static const std::filesystem::path kShakespeare =
-    std::filesystem::path(SF_SOURCE_DIR) / "../shared/data/tinyshakespeare.txt";
+    std::filesystem::path(SF_SOURCE_DIR) / "data/corpora/tinyshakespeare.txt";
 
 TEST_CASE("char tokenizer: one token per code point, exact round trip") {
   std::string text = "我喜欢苹果, I like apples!\n";
@@ -155,11 +155,7 @@ TEST_CASE("bpe: JSON round trip and vocab_size errors") {
         "tokenizer.vocab_size: 100 is out of range for byte-level BPE (256 .. 1048576)");
 }
 
-TEST_CASE("bpe: trains on 1 MB of Tiny Shakespeare in seconds (skipped without the file)") {
-  if (!std::filesystem::exists(kShakespeare)) {
-    MESSAGE("skipped: " << kShakespeare.string() << " not found");
-    return;
-  }
+TEST_CASE("bpe: trains on 1 MB of Tiny Shakespeare in seconds") {
   std::string text = read_text_file(kShakespeare).substr(0, 1000000);
   auto t0 = std::chrono::steady_clock::now();
   BpeTokenizer tok = BpeTokenizer::train(text, 1024, /*gpt2_split=*/true);

@@ -3,8 +3,8 @@
 // seed. Same initial weights, same batches, same evaluation batches: every loss estimate and the
 // whole-val-split loss agree to float32 noise (measured: 2e-7 and 6e-8 after 30 steps; the full
 // 2000-step recipe ends at PyTorch's 1.8857 / 1.8982 too). Drawing even one number differently
-// moves them by ~1e-2. Needs /usr/bin/python3 with torch and a copy of Tiny
-// Shakespeare on disk (no download here); skipped without either.
+// moves them by ~1e-2. Needs /usr/bin/python3 with torch (skipped without it); the text is the
+// copy the repository ships in data/corpora/.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -17,7 +17,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/tiny_shakespeare.h"
 #include "tiny_run.h"
 
 using namespace sf;
@@ -42,18 +41,8 @@ TEST_CASE("train.rng torch replays nanoGPT's Shakespeare recipe: the same losses
     MESSAGE("skipped: /usr/bin/python3 cannot import torch (install python3-torch)");
     return;
   }
-  data::ShakespeareOptions find;
-  find.download = false;
-  find.search = {fs::path(SF_SOURCE_DIR) / "data/tinyshakespeare.txt",
-                 fs::path(SF_SOURCE_DIR) / "../shared/data/tinyshakespeare.txt"};
-  find.cache_dir = data::default_cache_dir();
-  fs::path text;
-  try {
-    text = data::ensure_tiny_shakespeare(find);
-  } catch (const Error& e) {
-    MESSAGE("skipped: no copy of Tiny Shakespeare on disk (scratchformer data shakespeare fetches one)");
-    return;
-  }
+  const fs::path text = fs::path(SF_SOURCE_DIR) / "data/corpora/tinyshakespeare.txt";
+  REQUIRE(fs::exists(text));
   const std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   REQUIRE(fs::exists(exe));
   const fs::path run_dir = fs::temp_directory_path() / "sf_test_experiments" / "nanogpt_replay";
