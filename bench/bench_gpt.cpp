@@ -1,6 +1,6 @@
 // bench_gpt.cpp: training-step speed of a GPT-2-style model, side by side with PyTorch.
 //
-// The model and the timed step match ../shared/bench/torch_gpt_bench.py (the PyTorch 1.13
+// The model and the timed step match bench/torch_gpt_bench.py (the PyTorch 1.13
 // reference): token + learned position embeddings, Pre-LN blocks, causal attention, GELU (tanh
 // form), tied LM head, biases everywhere, init N(0, 0.02), no dropout; one step = zero_grad +
 // forward + cross-entropy + backward + clip_grad_norm(1.0) + AdamW(lr 3e-4, wd 0) step, on
@@ -10,7 +10,7 @@
 //                                  shape), plus the PyTorch reference when python3-torch exists
 //   bench_gpt --shape small        one shape; prints one JSON object
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
-//            --reference PATH (default ../shared/bench/torch_gpt_bench.py)
+//            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
 //            minutes; taking turns puts both frameworks under the same drift.
@@ -185,7 +185,7 @@ static std::string join(const std::vector<double>& v) {
 }
 
 int main(int argc, char** argv) {
-  std::string shape, reference = "../shared/bench/torch_gpt_bench.py", precision = "fp32";
+  std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
   bool with_reference = true;
   for (int i = 1; i < argc; ++i) {
