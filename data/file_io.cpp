@@ -2,6 +2,7 @@
 #include "data/file_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,14 +17,50 @@ namespace sf::data {
 
 namespace fs = std::filesystem;
 
-std::string read_file_bytes(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw DataError(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) throw DataError(path.string() + ": is a directory, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(path.string() + ": cannot open for reading (" + std::strerror(errno) + ")");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw DataError(path.string() + ": read error");
+// What a path that is not a regular file is, in words.
+static std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a named pipe (FIFO)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string read_file_bytes(const fs::path& path, uintmax_t max_bytes) {
+  // O_NONBLOCK: opening a named pipe must not wait for a writer; the type is checked right after.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int err = errno;
+    if (err == ENOENT) throw DataError(path.string() + ": no such file");
+    throw DataError(path.string() + ": cannot open for reading (" + std::strerror(err) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    std::string kind = S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "is " + file_kind(st.st_mode) + ", expected a regular file";
+    ::close(fd);
+    throw DataError(path.string() + ": " + kind);
+  }
+  if (static_cast<uintmax_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw DataError(path.string() + ": " + std::to_string(st.st_size) + " bytes, more than the limit of " +
+                    std::to_string(max_bytes) + " bytes for this kind of file");
+  }
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  size_t got = 0;
+  while (got < bytes.size()) {  // a file that shrinks while it is read ends early; one that grows is cut
+    ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string reason = std::strerror(errno);
+      ::close(fd);
+      throw DataError(path.string() + ": read error (" + reason + ")");
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  bytes.resize(got);
   return bytes;
 }
 
@@ -37,7 +74,7 @@ void check_text(std::string_view text, const std::string& where) {
 }
 
 std::string read_text_file(const fs::path& path) {
-  std::string bytes = read_file_bytes(path);
+  std::string bytes = read_file_bytes(path, kMaxTextBytes);
   check_text(bytes, path.string());
   return bytes;
 }

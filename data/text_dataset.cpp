@@ -28,7 +28,12 @@ std::string read_corpus(const fs::path& path, std::vector<fs::path>* files_read)
     files.push_back(path);
   }
   std::string text;
-  for (const fs::path& f : files) text += read_text_file(f);  // each file checked on its own
+  for (const fs::path& f : files) {
+    text += read_text_file(f);  // each file checked on its own
+    if (text.size() > kMaxTextBytes)
+      throw DataError(path.string() + ": the .txt files hold more than the limit of " + std::to_string(kMaxTextBytes) +
+                      " bytes of text in all (data.path)");
+  }
   if (files_read) *files_read = files;
   return text;
 }
