@@ -26,9 +26,16 @@ static json write_part(const fs::path& dir, const std::string& file, const std::
   return {{"path", file}, {"bytes", bytes.size()}, {"sha256", data::sha256_hex(bytes)}};
 }
 
+// sha256 of the record as written without its own checksum field. nlohmann::json keeps object
+// keys sorted and prints numbers so that they read back the same, so parse -> dump is stable.
+static std::string record_checksum(json record) {
+  record.erase("record_sha256");
+  return data::sha256_hex(record.dump(1));
+}
+
 void save_checkpoint(const std::string& run_dir, const std::string& name, int64_t step, Task& task,
                      const Optimizer& optimizer, const MixedPrecision& mp, const json& config,
-                     const json& loop) {
+                     const json& loop, const json& run) {
   fs::path dir = fs::path(run_dir) / "checkpoints";
   fs::create_directories(dir);
   char stem[64];
@@ -52,6 +59,8 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
   record["loop"] = loop;
   record["config"] = config;
   record["tokenizer"] = task.tokenizer_json();
+  record["run"] = run;
+  record["record_sha256"] = record_checksum(record);
   atomic_write_file(checkpoint_record_path(run_dir, name), record.dump(1));
 
   // 3. Remove this checkpoint's older tensor files (and temporaries left by a crash).
@@ -110,6 +119,9 @@ json read_checkpoint_record(const std::string& record_path) {
   json record = json::parse(read_whole_file(record_path), nullptr, false);
   if (record.is_discarded() || !record.is_object())
     throw CheckpointError(record_path + ": not a valid checkpoint record (truncated or corrupt JSON)");
+  if (record.contains("record_sha256") &&
+      (!record["record_sha256"].is_string() || record["record_sha256"].get<std::string>() != record_checksum(record)))
+    throw CheckpointError(record_path + ": the record's checksum (record_sha256) does not match its content (edited or corrupt)");
   check_record_fields(record, record_path);
   fs::path dir = fs::path(record_path).parent_path();
   for (const char* part : {"weights", "optimizer"}) {
@@ -126,11 +138,21 @@ json read_checkpoint_record(const std::string& record_path) {
   return record;
 }
 
-void restore_checkpoint(const std::string& record_path, const json& record, Task& task, Optimizer* optimizer,
-                        MixedPrecision* mp) {
-  if ((optimizer || mp) && record.contains("weights_only") && record["weights_only"] == true)
+void load_checkpoint_weights(const std::string& record_path, const json& record, Module& model) {
+  fs::path dir = fs::path(record_path).parent_path();
+  std::string weights_path = (dir / record["files"]["weights"]["path"].get<std::string>()).string();
+  load_state_dict(model, load_safetensors_from_bytes(read_whole_file(weights_path), weights_path), weights_path);
+}
+
+void check_resumable(const std::string& record_path, const json& record) {
+  if (record.contains("weights_only") && record["weights_only"] == true)
     throw CheckpointError(record_path + ": holds weights only (converted, e.g. from nanoGPT): it can be evaluated "
                           "and sampled, not resumed");
+}
+
+void restore_checkpoint(const std::string& record_path, const json& record, Task& task, Optimizer* optimizer,
+                        MixedPrecision* mp) {
+  if (optimizer || mp) check_resumable(record_path, record);
   fs::path dir = fs::path(record_path).parent_path();
   std::string weights_path = (dir / record["files"]["weights"]["path"].get<std::string>()).string();
   NamedTensors weights = load_safetensors_from_bytes(read_whole_file(weights_path), weights_path);

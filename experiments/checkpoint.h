@@ -5,8 +5,10 @@
 //   last-000120.weights.safetensors   the model's parameters (nn's names, loadable on their own)
 //   last-000120.optim.safetensors     the optimizer's state tensors (Adam's exp_avg, ...)
 //   last.json                         the record: step, config, tokenizer, optimizer scalars,
-//                                     loss-scaler, RNG and data position, and the size and
-//                                     sha256 of both tensor files
+//                                     loss-scaler, RNG and data position, the size and sha256
+//                                     of both tensor files, the run it belongs to ("run": its
+//                                     run_id and the sha256 of its training tokens), and
+//                                     record_sha256, a checksum of the record itself
 //
 // Each file is written atomically (temporary file, fsync, rename), tensor files first and the
 // record last: the record is the commit point, so a crash at any moment leaves the previous
@@ -42,19 +44,27 @@ nlohmann::json loop_state_to_json(const LoopState& s);
 LoopState loop_state_from_json(const nlohmann::json& loop);
 
 // Writes checkpoint `name` of the run in run_dir. `loop` holds the training loop's own scalars
-// (step, best val loss, counters); `config` and `tokenizer` are stored for eval and sample.
+// (step, best val loss, counters); `config` and `tokenizer` are stored for eval and sample; `run`
+// ({"run_id", "data_sha256"}) lets a resume check that it continues this run on this data.
 void save_checkpoint(const std::string& run_dir, const std::string& name, int64_t step, Task& task,
                      const Optimizer& optimizer, const MixedPrecision& mp, const nlohmann::json& config,
-                     const nlohmann::json& loop);
+                     const nlohmann::json& loop, const nlohmann::json& run);
 
-// Reads and verifies a checkpoint record (RUN_DIR/checkpoints/<name>.json): the JSON parses and
-// both tensor files exist with the recorded size and sha256. Returns the record.
+// Reads and verifies a checkpoint record (RUN_DIR/checkpoints/<name>.json): the JSON parses, its
+// record_sha256 (when it has one: older records do not) matches, and both tensor files exist with
+// the recorded size and sha256. Returns the record.
 nlohmann::json read_checkpoint_record(const std::string& record_path);
 
 // Restores the model weights (always), and when given the optimizer, the loss scaler and the data
 // position / RNG state, from a verified record. Nothing is modified when any part does not fit.
 void restore_checkpoint(const std::string& record_path, const nlohmann::json& record, Task& task,
                         Optimizer* optimizer, MixedPrecision* mp);
+
+// CheckpointError unless the record can be resumed (a "weights_only" one cannot).
+void check_resumable(const std::string& record_path, const nlohmann::json& record);
+
+// Only the weights of a verified record, into `model` (its names and shapes checked first).
+void load_checkpoint_weights(const std::string& record_path, const nlohmann::json& record, Module& model);
 
 // The record a RUN_OR_CHECKPOINT argument names: a record file itself, or a run directory
 // (its `prefer` checkpoint, else the other one). CheckpointError when there is none.

@@ -203,6 +203,9 @@ static void non_negative(const std::string& key, double v) {
 static void non_negative(const std::string& key, int64_t v) {
   if (v < 0) fail(key, "must be >= 0", fmt_num(v));
 }
+static void at_most(const std::string& key, int64_t v, int64_t limit) {
+  if (v > limit) fail(key, "must be at most " + fmt_num(limit), fmt_num(v));
+}
 static void in_unit(const std::string& key, double v) {  // [0, 1)
   if (!(v >= 0 && v < 1)) fail(key, "must be in [0, 1)", fmt_num(v));
 }
@@ -211,7 +214,7 @@ bool is_seq2seq_dataset(const std::string& dataset) {
   return dataset == "copy" || dataset == "reverse" || dataset == "sort" || dataset == "addition";
 }
 
-void validate_config(const Config& c) {
+void validate_config(const Config& c, bool check_files) {
   // model
   const ModelConfig& m = c.model;
   one_of("model.type", m.type, {"gpt", "transformer"});
@@ -244,11 +247,15 @@ void validate_config(const Config& c) {
     throw ConfigError("model.type: the language-modelling dataset " + json_quoted(d.dataset) + " needs \"gpt\", got " + json_quoted(m.type));
   if (d.dataset == "text") {
     if (d.path.empty()) throw ConfigError("data.path: dataset \"text\" needs a file or folder of .txt files, got \"\"");
-    if (!fs::exists(d.path)) throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
+    if (check_files && !fs::exists(d.path)) throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
+  } else if (!d.path.empty()) {
+    throw ConfigError("data.path: only dataset \"text\" reads a file, and data.dataset is " + json_quoted(d.dataset) +
+                      ", which would ignore it; remove data.path or set data.dataset to \"text\", got " + json_quoted(d.path));
   }
   one_of("data.tokenizer", d.tokenizer, {"char", "bpe"});
   if (d.tokenizer == "bpe" && d.bpe_vocab_size < 256)
     fail("data.bpe_vocab_size", "must be >= 256 (the 256 byte tokens come first)", fmt_num(d.bpe_vocab_size));
+  at_most("data.bpe_vocab_size", d.bpe_vocab_size, 1'000'000);  // token ids are int32: refused, never wrapped
   if (!(d.val_fraction > 0 && d.val_fraction < 1)) fail("data.val_fraction", "must be in (0, 1)", fmt_num(d.val_fraction));
   non_negative("data.block_size", d.block_size);
   if (d.block_size > m.block_size)
@@ -300,6 +307,7 @@ void validate_config(const Config& c) {
   positive("train.batch_size", t.batch_size);
   positive("train.eval_interval", t.eval_interval);
   positive("train.eval_iters", t.eval_iters);
+  at_most("train.eval_iters", t.eval_iters, 1'000'000);
   positive("train.log_interval", t.log_interval);
   non_negative("train.seed", t.seed);
   one_of("train.rng", t.rng, {"xoshiro", "torch"});
@@ -309,7 +317,11 @@ void validate_config(const Config& c) {
   if (t.threads < 0 || t.threads > 1024) fail("train.threads", "must be 0 (all cores) to 1024", fmt_num(t.threads));
   in_unit("train.label_smoothing", t.label_smoothing);
   non_negative("train.samples", t.samples);
+  at_most("train.samples", t.samples, 1000);
   non_negative("train.sample_tokens", t.sample_tokens);
+  if (t.sample_tokens > 100'000)
+    fail("train.sample_tokens", "must be at most 100000 (for longer text use `scratchformer sample RUN --max-new-tokens N`, "
+         "which streams it and stops on Ctrl-C)", fmt_num(t.sample_tokens));
   positive("train.max_loss", t.max_loss);
 
   // precision
@@ -325,14 +337,50 @@ void validate_config(const Config& c) {
   non_negative("output.checkpoint_interval", c.output.checkpoint_interval);
 }
 
+// nlohmann::json keeps the last of two equal keys without a word; this parser callback refuses
+// them, naming the key path ("optim.lr: given twice ...").
+static json parse_without_duplicate_keys(const std::string& text) {
+  struct Level {
+    std::string name;  // the key path of this object ("" at the top)
+    std::vector<std::string> keys;
+  };
+  std::vector<Level> levels;
+  std::string last_key;
+  json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      std::string name = levels.empty() ? "" : levels.back().name.empty() ? last_key : levels.back().name + "." + last_key;
+      levels.push_back({name, {}});
+    } else if (event == json::parse_event_t::object_end) {
+      if (!levels.empty()) levels.pop_back();
+    } else if (event == json::parse_event_t::array_start) {
+      last_key += "[]";  // objects inside an array are named after it
+    } else if (event == json::parse_event_t::key && !levels.empty()) {
+      last_key = parsed.get<std::string>();
+      std::vector<std::string>& keys = levels.back().keys;
+      std::string full = levels.back().name.empty() ? printable(last_key) : levels.back().name + "." + printable(last_key);
+      if (std::find(keys.begin(), keys.end(), last_key) != keys.end())
+        throw ConfigError(full + ": given twice in the same object (JSON would silently keep the last); remove one");
+      keys.push_back(last_key);
+    }
+    return true;
+  };
+  return json::parse(text, check);
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   if (!fs::is_regular_file(path)) throw ConfigError("config file not found: " + json_quoted(path));
+  std::error_code ec;
+  if (fs::file_size(path, ec) > kMaxConfigBytes)
+    throw ConfigError(printable(path) + ": " + std::to_string(fs::file_size(path, ec)) + " bytes; a config is at most " +
+                      std::to_string(kMaxConfigBytes) + " bytes (is this the right file?)");
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   json j;
   try {
-    j = json::parse(ss.str());
+    j = parse_without_duplicate_keys(ss.str());
+  } catch (const ConfigError& e) {
+    throw ConfigError(printable(path) + ": " + e.what());
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
     size_t bracket = what.find("] ");

@@ -71,7 +71,7 @@ struct DataConfig {
 
   template <class F> void fields(F&& f) {
     f("dataset", dataset, "what to train on: \"synthetic\" (built-in Markov corpus, no files), \"text\" (data.path), \"shakespeare\" (downloaded by `scratchformer data shakespeare`), or a seq2seq task: \"copy\", \"reverse\", \"sort\", \"addition\"");
-    f("path", path, "text file or folder of .txt files, for dataset \"text\"");
+    f("path", path, "text file or folder of .txt files, for dataset \"text\" only (an error with any other dataset); regular files only, at most 1 GiB of text");
     f("tokenizer", tokenizer, "for text datasets: \"char\" (Unicode code points) or \"bpe\" (byte-level BPE trained on the text)");
     f("bpe_vocab_size", bpe_vocab_size, "vocabulary size the BPE tokenizer learns (at least 256)");
     f("val_fraction", val_fraction, "fraction of the text held out (at the end) for validation");
@@ -84,7 +84,7 @@ struct DataConfig {
     f("task_max_len", task_max_len, "seq2seq tasks: longest input (items, or digits per number for addition)");
     f("task_symbols", task_symbols, "copy/reverse/sort: distinct content symbols (addition always uses the 10 digits)");
     f("task_eval_size", task_eval_size, "seq2seq tasks: examples in the fixed held-out evaluation set");
-    f("cache_dir", cache_dir, "where downloads are kept; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
+    f("cache_dir", cache_dir, "where downloads and token caches (tokens/) are kept, never beside your text; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
   }
 };
 
@@ -230,11 +230,15 @@ void apply_override(nlohmann::json& j, const std::string& assignment);
 
 // Checks values that are impossible on their own or together (lr <= 0, n_embd % n_head != 0,
 // warmup longer than the run, ...): throws ConfigError "section.key: what is wrong, got X".
-void validate_config(const Config& c);
+// With check_files, also that data.path exists (sampling a saved run needs no data, so it
+// validates without).
+void validate_config(const Config& c, bool check_files = true);
 
 // Reads a JSON file, applies the overrides in order, fills the structs and validates.
-// Errors name the file: "configs/x.json: optim.lr: must be > 0, got -1".
+// Errors name the file: "configs/x.json: optim.lr: must be > 0, got -1". A key given twice in
+// one JSON object is an error (JSON parsers differ on which one wins; we do not guess).
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+inline constexpr uintmax_t kMaxConfigBytes = 1 << 20;  // 1 MiB: a config is a few hundred bytes
 
 // configs/README.md: every section and field with its default and its documentation, then the
 // ready configs found in `configs_dir` (each with its "description"), when it is not empty.

@@ -3,6 +3,7 @@
 
 #include "autograd/errors.h"
 #include "data/markov_corpus.h"
+#include "data/sha256.h"
 #include "data/text_dataset.h"
 #include "data/tiny_shakespeare.h"
 
@@ -11,10 +12,11 @@ namespace sf {
 using json = nlohmann::json;
 
 static data::LmData load_text(const Config& c, const std::string& path, const json& tokenizer,
-                              const std::filesystem::path& cache_path = {}) {
+                              const std::filesystem::path& cache_path, bool use_cache = true) {
   data::TextDataConfig t;
   t.path = path;
-  t.cache_path = cache_path;  // empty: next to the text
+  t.cache = use_cache;
+  t.cache_path = cache_path;
   t.val_fraction = c.data.val_fraction;
   t.block_size = c.data.block_size ? c.data.block_size : c.model.block_size;
   data::TokenizerConfig k;
@@ -25,12 +27,35 @@ static data::LmData load_text(const Config& c, const std::string& path, const js
   return data::load_text_dataset(t, k, tok);
 }
 
+static std::filesystem::path cache_dir_of(const Config& c) {
+  return c.data.cache_dir.empty() ? data::default_cache_dir() : std::filesystem::path(c.data.cache_dir);
+}
+
+// The token cache of the user's text lives in our cache folder, never beside their files:
+// <cache_dir>/tokens/<file name>-<16 hex digits of sha256 of its absolute path>.<tokenizer>.tokens.bin
+// (the cache's own header checks the text and the tokenizer, so a stale one is rebuilt). No cache
+// when that folder cannot be made.
+static std::filesystem::path text_cache_path(const Config& c) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path abs = fs::weakly_canonical(fs::absolute(c.data.path, ec), ec);
+  fs::path dir = cache_dir_of(c) / "tokens";
+  fs::create_directories(dir, ec);
+  if (ec) return {};
+  std::string name = abs.filename().string();
+  if (name.empty()) name = "text";
+  return dir / (name + "-" + data::sha256_hex(abs.string()).substr(0, 16) + "." + c.data.tokenizer + ".tokens.bin");
+}
+
 data::LmData load_lm_data(const Config& c, const json& tokenizer) {
   const std::string& d = c.data.dataset;
-  if (d == "text") return load_text(c, c.data.path, tokenizer);
+  if (d == "text") {
+    std::filesystem::path cache = text_cache_path(c);
+    return load_text(c, c.data.path, tokenizer, cache, /*use_cache=*/!cache.empty());
+  }
   if (d == "shakespeare") {  // an existing verified copy; `scratchformer data shakespeare` downloads it
     data::ShakespeareOptions o;
-    o.cache_dir = c.data.cache_dir.empty() ? data::default_cache_dir() : std::filesystem::path(c.data.cache_dir);
+    o.cache_dir = cache_dir_of(c);
     o.download = false;
     std::filesystem::path path;
     try {

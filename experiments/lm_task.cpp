@@ -12,6 +12,7 @@
 #include "autograd/errors.h"
 #include "autograd/ops.h"
 #include "data/lm_batches.h"
+#include "data/sha256.h"
 #include "data/text_dataset.h"
 #include "experiments/lm_data.h"
 #include "experiments/sampling.h"
@@ -88,6 +89,28 @@ void check_model_size(const Config& c, int64_t vocab_size) {
   }
 }
 
+// ---- the model alone (sampling needs no data) ----
+
+std::unique_ptr<GPT> make_gpt(const Config& c, int64_t vocab_size) {
+  GPTConfig g;
+  g.vocab_size = vocab_size;
+  g.block_size = c.model.block_size;
+  g.n_layer = c.model.n_layer;
+  g.n_head = c.model.n_head;
+  g.n_embd = c.model.n_embd;
+  g.d_ff = c.model.d_ff;
+  g.dropout = c.model.dropout;
+  g.bias = c.model.bias;
+  g.tied_head = c.model.tie_weights;
+  g.pos_encoding = c.model.pos_encoding;
+  g.norm = c.model.norm;
+  g.activation = c.model.activation;
+  g.init = c.model.init;
+  g.window = c.model.window;
+  g.seed = static_cast<uint64_t>(c.train.seed);
+  return std::make_unique<GPT>(g);
+}
+
 // ---- the language-modelling task ----
 
 namespace {
@@ -105,23 +128,7 @@ class LmTask : public Task {
       throw DataError(describe_data() + ": the val split holds fewer than block_size + 1 = " +
                       std::to_string(T_ + 1) + " tokens (lower data.block_size or raise data.val_fraction)");
     check_model_size(c, data_.tokenizer->vocab_size());
-    GPTConfig g;
-    g.vocab_size = data_.tokenizer->vocab_size();
-    g.block_size = c.model.block_size;
-    g.n_layer = c.model.n_layer;
-    g.n_head = c.model.n_head;
-    g.n_embd = c.model.n_embd;
-    g.d_ff = c.model.d_ff;
-    g.dropout = c.model.dropout;
-    g.bias = c.model.bias;
-    g.tied_head = c.model.tie_weights;
-    g.pos_encoding = c.model.pos_encoding;
-    g.norm = c.model.norm;
-    g.activation = c.model.activation;
-    g.init = c.model.init;
-    g.window = c.model.window;
-    g.seed = static_cast<uint64_t>(c.train.seed);
-    model_ = std::make_unique<GPT>(g);
+    model_ = make_gpt(c, data_.tokenizer->vocab_size());
     if (c.train.rng == "torch") {  // nanoGPT's order: manual_seed, build + init the model, first batch
       torch_rng_ = std::make_shared<TorchGenerator>(static_cast<uint64_t>(c.train.seed));
       init_parameters_like_torch(*model_, c.model.n_layer, *torch_rng_);
@@ -146,17 +153,19 @@ class LmTask : public Task {
     std::optional<data::TorchWindows> torch;
     if (torch_rng_) torch.emplace(tokens, T_, config_.train.batch_size, torch_rng_, /*prefetch=*/false, split + " split");
     else own.emplace(tokens, T_, config_.train.batch_size, seed, split + " split");
-    std::vector<data::LmBatch> batches;
-    for (int64_t i = 0; i < iters; ++i) batches.push_back(torch ? torch->next() : own->next());
     // The mean of the batches' mean losses: the batches have the same size, so it is the mean over
-    // all their rows, which goes through the model in a few large forwards (bigger matmuls).
+    // all their rows, which goes through the model in a few large forwards (bigger matmuls). The
+    // batches are drawn as they are needed, a forward's worth at a time (same draws, same order).
     EvalMode mode(*model_);
-    const size_t per_forward = static_cast<size_t>(eval_rows() / config_.train.batch_size);
+    const int64_t per_forward = eval_rows() / config_.train.batch_size;
     double total = 0;
-    for (size_t i = 0; i < batches.size(); i += per_forward) {
-      const size_t end = std::min(batches.size(), i + per_forward);
-      data::LmBatch chunk = data::concat_rows(batches, i, end);
-      total += cross_entropy(model_->forward(chunk.inputs), chunk.targets, -1).item() * static_cast<double>(end - i);
+    std::vector<data::LmBatch> batches;
+    for (int64_t i = 0; i < iters; i += per_forward) {
+      const int64_t n = std::min(iters - i, per_forward);
+      batches.clear();
+      for (int64_t k = 0; k < n; ++k) batches.push_back(torch ? torch->next() : own->next());
+      data::LmBatch chunk = data::concat_rows(batches, 0, batches.size());
+      total += cross_entropy(model_->forward(chunk.inputs), chunk.targets, -1).item() * static_cast<double>(n);
     }
     return total / static_cast<double>(iters);
   }
@@ -227,6 +236,12 @@ class LmTask : public Task {
     model_->generator().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
+  std::string data_sha256() const override {  // of the token ids (int32, this machine's byte order)
+    std::string bytes;
+    for (const data::Tokens& t : {data_.train, data_.val})
+      if (t) bytes.append(reinterpret_cast<const char*>(t->data()), t->size() * sizeof(int32_t));
+    return data::sha256_hex(bytes);
+  }
   std::string describe_data() const override { return data_.description; }
   const data::LmData& data() const { return data_; }
 

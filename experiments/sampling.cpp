@@ -37,7 +37,8 @@ int32_t sample_from_logits(const float* logits, int64_t V, const SampleOptions& 
   return order[keep - 1];
 }
 
-std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> seq, const SampleOptions& o, Generator& gen) {
+std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> seq, const SampleOptions& o, Generator& gen,
+                                const std::function<bool(int32_t)>& on_token) {
   if (seq.empty()) throw ConfigError("sample: the prompt must hold at least one token");
   const int64_t V = model.config().vocab_size, block = model.config().block_size;
   bool was_training = model.training();
@@ -57,10 +58,11 @@ std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> seq, const Samp
     Tensor logits = model.forward(IntTensor({1, T}, next), cache);  // (1, T, V)
     int32_t token = sample_from_logits(logits.data<float>() + (T - 1) * V, V, o, gen);
     seq.push_back(token);
+    if (on_token && !on_token(token)) break;  // the caller has what it wants (or was interrupted)
     next = {token};
     if (cache.length() + 1 > block) feed_context();  // slide the window: recompute the cache
   }
-  model.train(was_training);
+  model.train(was_training);  // (also reached after an early stop)
   return seq;
 }
 

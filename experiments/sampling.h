@@ -5,6 +5,7 @@
 // reaches top_p (nucleus sampling; 1 = all). temperature 0 picks the most likely token.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "autograd/tensor.h"
@@ -24,6 +25,9 @@ int32_t sample_from_logits(const float* logits, int64_t V, const SampleOptions& 
 
 // prompt (at least one token) followed by max_new_tokens sampled tokens. Runs the model in eval
 // mode without gradients; the context slides (and the cache is recomputed) past block_size.
-std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> prompt, const SampleOptions& o, Generator& gen);
+// `on_token`, when given, sees each new token as it is drawn (to stream it) and returns false to
+// stop early (e.g. on Ctrl-C); the tokens drawn so far are returned.
+std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> prompt, const SampleOptions& o, Generator& gen,
+                                const std::function<bool(int32_t)>& on_token = nullptr);
 
 }  // namespace sf

@@ -79,6 +79,10 @@ class Task {
   // The tokenizer as JSON (saved with the run), and a one-line description of the data.
   virtual nlohmann::json tokenizer_json() const = 0;
   virtual std::string describe_data() const = 0;
+  // sha256 of the training data as the model sees it (the token ids of both splits), so that a
+  // resumed run can tell it is continuing on the same data; "" when the data is generated from
+  // the config alone (seq2seq tasks).
+  virtual std::string data_sha256() const { return ""; }
 };
 
 // Builds the data (DataError naming the file) and, after check_model_size, the model, with the
@@ -92,5 +96,8 @@ std::unique_ptr<Task> make_lm_task(const Config& c, const nlohmann::json& tokeni
 std::unique_ptr<Task> make_seq2seq_task(const Config& c, const nlohmann::json& tokenizer);  // seq2seq_task.cpp
 // The model inside a task, when it is of that kind (sampling needs the GPT), else null.
 GPT* as_gpt(Task& task);
+// The GPT a config describes, for a vocabulary of `vocab_size`, without any data (sampling from a
+// saved run needs only the model and the tokenizer, both in the run folder).
+std::unique_ptr<GPT> make_gpt(const Config& c, int64_t vocab_size);
 
 }  // namespace sf

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,8 @@
 #include "experiments/checkpoint.h"
 #include "experiments/metrics.h"
 #include "experiments/progress.h"
+#include "experiments/run_dir.h"
+#include "experiments/stop_signal.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/mixed_precision.h"
@@ -83,26 +86,30 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
   return MixedPrecision(parse_precision(p.dtype), s);
 }
 
-// A fresh run may not silently mix its files with an older run's. Checked before the data is
-// loaded (which may mean a download) and again when the directory is prepared.
-static void check_run_dir_is_free(const Config& c) {
-  fs::path dir = c.output.run_dir;
-  std::error_code ec;
-  bool has_run = fs::exists(dir / "config.json", ec) || fs::exists(dir / "checkpoints", ec);
-  if (has_run && !c.output.overwrite)
-    throw ConfigError("output.run_dir: " + dir.string() + " already holds a run; continue it with --resume " +
-                      dir.string() + ", replace it with --set output.overwrite=true, or pick another output.run_dir");
+// ---- resume: what may change, and what must not ----
+
+// Keys that may differ between the config a run was trained with (its checkpoint's) and the one
+// it is resumed with. Everything else must match: it would silently change the experiment.
+bool may_change_on_resume(const std::string& section, const std::string& key) {
+  return (section == "train" && (key == "steps" || key == "threads" || key == "log_interval" || key == "samples" ||
+                                 key == "sample_tokens")) ||
+         section == "output" || section == "description";
 }
 
-static void prepare_run_dir(const Config& c) {
-  fs::path dir = c.output.run_dir;
-  check_run_dir_is_free(c);
-  try {
-    for (const char* f : {"checkpoints", "metrics.jsonl", "metrics.csv", "loss.png", "summary.json"})
-      fs::remove_all(dir / f);
-    fs::create_directories(dir);
-  } catch (const fs::filesystem_error& e) {  // read-only, a file in the way, no permission, ...
-    throw Error("output.run_dir: cannot create or clear " + dir.string() + " (" + e.code().message() + ")");
+// Compares the config of this session with the one the checkpoint was trained with.
+static void check_resume_config(const Config& config, const json& saved_json, const std::string& record_path) {
+  json now_json = config_to_json(config);
+  for (const auto& [section, obj] : now_json.items()) {
+    if (!obj.is_object()) continue;
+    for (const auto& [key, value] : obj.items()) {
+      const json* saved = saved_json.contains(section) && saved_json[section].is_object() && saved_json[section].contains(key)
+                              ? &saved_json[section][key] : nullptr;
+      if ((!saved || *saved != value) && !may_change_on_resume(section, key))
+        throw ConfigError(section + "." + key + ": differs from the run being resumed (" +
+                          (saved ? saved->dump() : std::string("absent")) + " in " + record_path + ", now " + value.dump() +
+                          "; was config.json edited?); a resumed run keeps its config except train.steps, train.threads, "
+                          "train.log_interval, train.samples, train.sample_tokens and output.*");
+    }
   }
 }
 
@@ -111,55 +118,6 @@ Config load_run_config(const std::string& run_dir) {
   if (!fs::is_regular_file(path)) throw CheckpointError(run_dir + ": not a run directory (no config.json)");
   return load_config(path);
 }
-
-// ---- Ctrl-C: stop at the end of the current step ----
-//
-// The handler only records which signal came (a volatile sig_atomic_t is all a handler may
-// safely write) and says so with write(2); the loop looks at it between steps. SA_RESETHAND
-// puts the default action back after the first signal, so a second Ctrl-C aborts at once.
-static volatile std::sig_atomic_t g_stop_signal = 0;
-
-static void on_stop_signal(int sig) {
-  g_stop_signal = sig;
-  static const char msg[] = "\nstopping at the end of this step (Ctrl-C again to abort at once)\n";
-  ssize_t written = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)written;  // nothing useful to do if stderr is gone
-}
-
-// Installs the handler for SIGINT and SIGTERM for its lifetime (when enabled), then restores the
-// previous handlers. A signal the process was started ignoring (SIGINT in a shell's background
-// job, nohup) stays ignored, as Unix programs do. signal() is the signal that asked to stop, 0
-// while none did.
-class StopOnSignal {
- public:
-  explicit StopOnSignal(bool enabled) {
-    g_stop_signal = 0;
-    if (!enabled) return;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;  // one-shot; interrupted writes (checkpoints) resume
-    for (Saved& s : saved_) {
-      sigaction(s.sig, nullptr, &s.old);
-      s.installed = s.old.sa_handler != SIG_IGN && sigaction(s.sig, &sa, nullptr) == 0;
-    }
-  }
-  ~StopOnSignal() {
-    for (Saved& s : saved_)
-      if (s.installed) sigaction(s.sig, &s.old, nullptr);
-  }
-  StopOnSignal(const StopOnSignal&) = delete;
-  StopOnSignal& operator=(const StopOnSignal&) = delete;
-  int signal() const { return g_stop_signal; }
-
- private:
-  struct Saved {
-    int sig;
-    struct sigaction old {};
-    bool installed = false;
-  };
-  Saved saved_[2] = {{SIGINT}, {SIGTERM}};
-};
 
 static std::string fmt(const char* format, double x) {
   char buf[64];
@@ -173,19 +131,47 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   const std::string& run_dir = config.output.run_dir;
   TrainResult result;
   auto wall_start = Clock::now();
-  StopOnSignal stop(options.stop_on_signal);  // from here on, Ctrl-C means "stop after this step"
 
   // ---------------------------------------------------------------- setup
   if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
   json saved_record, tokenizer = nullptr;
-  std::string record_path;
-  if (options.resume) {  // the saved vocabulary, so token ids mean what they meant
+  std::string record_path, run_id;
+  std::optional<RunLock> lock;  // one writer per run folder, from before the first check to the end
+  if (options.resume) {
+    lock.emplace(run_dir);
     record_path = checkpoint_record_path(run_dir, "last");
     saved_record = read_checkpoint_record(record_path);
-    tokenizer = saved_record.at("tokenizer");
+    check_resumable(record_path, saved_record);
+    run_id = saved_record.value("run", json::object()).value("run_id", "");
+    std::string folder_id = read_run_id(run_dir);
+    if (!run_id.empty() && !folder_id.empty() && run_id != folder_id)
+      throw CheckpointError(record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
+                            "/run.json says " + folder_id + "); resume the run it came from");
+    if (run_id.empty()) run_id = folder_id;
+    check_resume_config(config, saved_record.at("config"), record_path);
+    const int64_t at = saved_record.at("step").get<int64_t>();
+    if (tc.steps < at)
+      throw ConfigError("train.steps: " + std::to_string(tc.steps) + " is below the step " + run_dir +
+                        " has reached (" + std::to_string(at) + "); a run cannot go back (to train further, give more steps)");
+    if (tc.steps == at) {  // nothing to do, and nothing is touched
+      out << run_dir << " is finished (step " << at << "/" << tc.steps << "); to train further, resume with "
+          << "--set train.steps=N where N > " << at << "\n";
+      result.first_step = result.steps_done = at;
+      return result;
+    }
+    tokenizer = saved_record.at("tokenizer");  // the saved vocabulary, so token ids mean what they meant
+  } else {
+    check_fresh_run_dir(run_dir, config.output.overwrite);  // before a download or a long data load
   }
-  if (!options.resume) check_run_dir_is_free(config);  // before a download or a long data load
   std::unique_ptr<Task> task = make_task(config, tokenizer);  // data + model (size checked first)
+  const std::string data_sha = task->data_sha256();
+  if (options.resume) {
+    std::string saved_sha = saved_record.value("run", json::object()).value("data_sha256", "");
+    if (!saved_sha.empty() && saved_sha != data_sha)
+      throw DataError("data: the training tokens differ from those " + run_dir + " was trained on (sha256 " +
+                      data_sha.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + record_path +
+                      "); the text was changed or replaced: resume needs the same data, or start a new run");
+  }
   Module& model = task->model();
   std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optim, model);
   NamedParameters params = model.named_parameters();
@@ -195,10 +181,21 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   // ---------------------------------------------------------------- run directory
   json config_json = config_to_json(config);
   if (!options.resume) {
-    prepare_run_dir(config);
-    atomic_write_file((fs::path(run_dir) / "config.json").string(), config_json.dump(2) + "\n");
+    try {
+      fs::create_directories(run_dir);
+    } catch (const fs::filesystem_error& e) {  // read-only, a file in the way, no permission, ...
+      throw Error("output.run_dir: cannot create or clear " + run_dir + " (" + e.code().message() + ")");
+    }
+    lock.emplace(run_dir);
+    run_id = start_fresh_run(run_dir, config.output.overwrite);
     atomic_write_file((fs::path(run_dir) / "tokenizer.json").string(), task->tokenizer_json().dump() + "\n");
   }
+  // The resolved config of this session (a resume may have raised train.steps).
+  atomic_write_file((fs::path(run_dir) / "config.json").string(), config_json.dump(2) + "\n");
+  const json run_info = {{"run_id", run_id}, {"data_sha256", data_sha}};
+  // From here on, Ctrl-C / SIGTERM means "stop after this step" (while the data loaded, it
+  // simply ended the process: nothing had been written yet).
+  StopOnSignal stop(options.stop_on_signal);
 
   // ---------------------------------------------------------------- resume
   int64_t start = 0, clipped = 0;
@@ -225,7 +222,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   auto loop_state = [&] { return loop_state_to_json({best_val, clipped}); };
   int64_t last_saved = options.resume ? start : -1;  // the step checkpoint `last` holds
   auto save_last = [&](int64_t step) {
-    save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state());
+    save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state(), run_info);
     last_saved = step;
   };
   auto eval_seed = [&](int64_t step, int split) {  // evaluation draws its own batches
@@ -249,7 +246,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
       if (val_loss < best_val) {
         best_val = val_loss;
         if (config.output.save_best && step > 0)
-          save_checkpoint(run_dir, "best", step, *task, *optimizer, mp, config_json, loop_state());
+          save_checkpoint(run_dir, "best", step, *task, *optimizer, mp, config_json, loop_state(), run_info);
       }
       if (config.output.checkpoint_interval == 0 && step > 0) save_last(step);
     }

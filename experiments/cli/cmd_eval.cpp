@@ -2,9 +2,11 @@
 // split (and exact-match accuracy for seq2seq tasks) of a run's best (else last) checkpoint.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include <CLI/CLI.hpp>
 
+#include "autograd/errors.h"
 #include "autograd/lowp.h"
 #include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
@@ -19,12 +21,18 @@ void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "evaluate a run's checkpoint on the validation data");
   cmd->add_option("run", *target, "a run directory (uses checkpoints/best.json, else last.json) or a checkpoint .json")
       ->required();
-  cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches");
+  cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   cmd->callback([target, iters] {
     std::string record_path = find_checkpoint(*target, "best");
     nlohmann::json record = read_checkpoint_record(record_path);
     Config c = config_from_json(record.at("config"));
-    validate_config(c);
+    validate_config(c, /*check_files=*/false);
+    std::error_code ec;
+    if (c.data.dataset == "text" && !std::filesystem::exists(c.data.path, ec))
+      throw DataError("eval: scoring the val split needs the run's training text, data.path = \"" + c.data.path +
+                      "\", which is not there (moved, deleted, or a relative path from another working folder); "
+                      "`scratchformer sample " + *target + "` works without it");
     std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
     restore_checkpoint(record_path, record, *task, nullptr, nullptr);
     std::printf("%s (step %lld)\n", record_path.c_str(), static_cast<long long>(record["step"].get<int64_t>()));

@@ -1,7 +1,9 @@
 // cmd_sample.cpp: `scratchformer sample RUN [--prompt TEXT] [--temperature T] [--top-k K]
 // [--top-p P] [--max-new-tokens N] [--seed S] [--num-samples M]`: text from a trained GPT,
 // generated with the KV cache.
+#include <cmath>
 #include <iostream>
+#include <limits>
 
 #include <CLI/CLI.hpp>
 
@@ -11,7 +13,9 @@
 #include "experiments/cli/commands.h"
 #include "experiments/config.h"
 #include "experiments/sampling.h"
+#include "experiments/stop_signal.h"
 #include "experiments/task.h"
+#include "nn/gpt.h"
 
 namespace sf {
 
@@ -23,31 +27,55 @@ struct SampleArgs {
 };
 }  // namespace
 
+// CLI11's Range lets NaN through (every comparison with NaN is false): refuse it by name.
+static CLI::Validator finite_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        double v = 0;
+        try {
+          size_t used = 0;
+          v = std::stod(text, &used);
+          if (used != text.size()) return "expected a number, got " + text;
+        } catch (const std::exception&) {
+          return "expected a number, got " + text;
+        }
+        if (!std::isfinite(v) || v < lo || v > hi)
+          return "must be a finite number in [" + CLI::detail::to_string(lo) + ", " + CLI::detail::to_string(hi) + "], got " + text;
+        return "";
+      },
+      "", "finite");
+}
+
 void add_sample_command(CLI::App& app) {
   auto a = std::make_shared<SampleArgs>();
-  auto* cmd = app.add_subcommand("sample", "generate text from a trained GPT (uses the KV cache)");
+  auto* cmd = app.add_subcommand("sample", "generate text from a trained GPT (uses the KV cache); the text streams "
+                                           "out as it is drawn, and Ctrl-C stops it");
   cmd->add_option("run", a->run, "a run directory or a checkpoint .json")->required();
   cmd->add_option("--prompt", a->prompt, "text to continue (default: a newline when the vocabulary has one)");
   cmd->add_option("--temperature", a->o.temperature, "divide the logits by this; 0 = always the most likely token")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+      ->capture_default_str()->check(finite_in(0.0, 100.0));
   cmd->add_option("--top-k", a->o.top_k, "sample among the k most likely tokens only; 0 = all")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{1} << 31));
   cmd->add_option("--top-p", a->o.top_p, "nucleus: the smallest set of tokens with probability >= p; 1 = all")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-new-tokens", a->o.max_new_tokens, "tokens to generate")->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", a->seed, "random seed of the sampler")->capture_default_str();
-  cmd->add_option("--num-samples", a->count, "how many samples")->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(finite_in(0.0, 1.0));
+  cmd->add_option("--max-new-tokens", a->o.max_new_tokens, "tokens to generate (at most 10^9; Ctrl-C stops early)")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+  cmd->add_option("--seed", a->seed, "random seed of the sampler")->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+  cmd->add_option("--num-samples", a->count, "how many samples")->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   cmd->callback([a] {
+    // Everything comes from the run folder (config, tokenizer, weights): the training text is
+    // not needed, so a run can be sampled after it was moved, or from any working directory.
     std::string record_path = find_checkpoint(a->run, "best");
     nlohmann::json record = read_checkpoint_record(record_path);
     Config c = config_from_json(record.at("config"));
-    validate_config(c);
+    validate_config(c, /*check_files=*/false);
     if (is_seq2seq_dataset(c.data.dataset))
       throw ConfigError("sample: " + a->run + " is an encoder-decoder (seq2seq) run; `scratchformer eval` decodes its held-out examples");
-    std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
-    restore_checkpoint(record_path, record, *task, nullptr, nullptr);
     auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
+    std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
+    load_checkpoint_weights(record_path, record, *model);
     std::string prompt = a->prompt.empty() ? "\n" : a->prompt;
     std::vector<int32_t> ids;
     try {
@@ -56,12 +84,22 @@ void add_sample_command(CLI::App& app) {
       if (!a->prompt.empty()) throw;
       ids = {0};  // no newline in this vocabulary: start from token 0
     }
+    if (ids.empty()) throw ConfigError("--prompt: encodes to no tokens");
+    // Each token is written as soon as it is drawn (its bytes: a character split over two BPE
+    // tokens comes out whole once both are written). Ctrl-C stops after the current token.
+    StopOnSignal stop(true, "\n(stopped)\n");
     Generator gen(static_cast<uint64_t>(a->seed));
-    for (int64_t i = 0; i < a->count; ++i) {
+    auto write_token = [&](int32_t t) {
+      std::cout << tokenizer->decode({t}) << std::flush;
+      return stop.signal() == 0;
+    };
+    for (int64_t i = 0; i < a->count && stop.signal() == 0; ++i) {
       if (i) std::cout << "\n---\n";
-      std::cout << tokenizer->decode(sample_gpt(*as_gpt(*task), ids, a->o, gen)) << std::flush;
+      std::cout << tokenizer->decode(ids) << std::flush;  // the prompt, as the model reads it
+      sample_gpt(*model, ids, a->o, gen, write_token);
     }
-    std::cout << "\n";
+    std::cout << "\n" << std::flush;
+    if (stop.signal() != 0) set_exit_code(128 + stop.signal());
   });
 }
 

@@ -42,13 +42,19 @@ int main(int argc, char** argv) {
     sf::init_threads_from_env();
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);  // prints --help, or the usage error
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: not an error
+    // A usage error is one line like every other error ("--top-p: must be a finite number in
+    // [0, 1], got nan"), not CLI11's two ("...\nRun with --help for more information.").
+    std::cerr << "error: " << one_line(e.what()) << " (see --help)\n";
+    return 2;
   } catch (const sf::Error& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {  // the disk, not the input: full, read-only, ...
-    std::cerr << "error: " << one_line(e.what()) << "\n";
+    // In words, naming the file: "runs/x/checkpoints: No space left on device", not the C++ text
+    // ("filesystem error: cannot create directories: No space left on device [runs/x/checkpoints]").
+    std::string where = e.path1().empty() ? "" : e.path1().string() + ": ";
+    std::cerr << "error: " << one_line(where + e.code().message()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory (try a smaller model, batch_size or block_size)\n";

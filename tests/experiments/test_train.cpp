@@ -262,6 +262,10 @@ TEST_CASE("a checkpoint saved before any finite val loss resumes bit for bit") {
   quiet_train(c, stop);
   std::string last = checkpoint_record_path(c.output.run_dir, "last");
   json record = read_checkpoint_record(last);
+  // The record is edited by hand below: drop its checksum, as records written before it had none
+  // (the next test checks that an edit is caught when the checksum is there).
+  REQUIRE(record.contains("record_sha256"));
+  record.erase("record_sha256");
   const json saved_loop = record["loop"];
   // The loop state round-trips through a record, "none yet" included; a non-number is rejected.
   for (double best : {double(INFINITY), 2.5}) {
@@ -280,6 +284,20 @@ TEST_CASE("a checkpoint saved before any finite val loss resumes bit for bit") {
   record["loop"]["best_val_loss"] = INFINITY;
   std::ofstream(last) << record.dump(1);
   check_resume_equals_uninterrupted(c, 15, 10);
+}
+
+TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it") {
+  Config c = tiny_config("record_checksum");
+  c.train.steps = 10;
+  quiet_train(c);
+  std::string last = checkpoint_record_path(c.output.run_dir, "last");
+  json record = read_checkpoint_record(last);
+  record["optimizer"]["lr"] = 1.0;  // plausible, and the tensor files still match
+  std::ofstream(last) << record.dump(1);
+  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("record_sha256"), CheckpointError);
+  record.erase("record_sha256");  // without the checksum (an older record) the same edit is not seen
+  std::ofstream(last) << record.dump(1);
+  CHECK_NOTHROW(read_checkpoint_record(last));
 }
 
 TEST_CASE("a config that fails leaves no run directory behind") {

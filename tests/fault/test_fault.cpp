@@ -24,40 +24,19 @@
 #include "experiments/config.h"
 #include "experiments/train.h"
 #include "tests/bad_inputs/cli_runner.h"
+#include "tests/fault/fault_util.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 using sf::test::run_cli;
 
+using sf::test::kTiny;
+using sf::test::TempDir;
+using sf::test::train_args;
+using sf::test::train_losses;
+using sf::test::seconds_since;
+
 namespace {
-
-const std::string kTiny = std::string(SF_SOURCE_DIR) + "/tests/fault/tiny.json";
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name)
-      : path(fs::temp_directory_path() / ("sf_fault_" + name + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    ::umount2(path.c_str(), MNT_DETACH);  // when a test mounted a tmpfs here (harmless otherwise)
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-// (step, loss) of every "train" row of a run's metrics.jsonl, in file order.
-std::vector<std::pair<int64_t, double>> train_losses(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "metrics.jsonl");
-  std::vector<std::pair<int64_t, double>> rows;
-  for (std::string line; std::getline(in, line);) {
-    json j = json::parse(line, nullptr, false);
-    REQUIRE_MESSAGE(!j.is_discarded(), "metrics.jsonl holds a broken line: " << line);
-    if (j.value("kind", "") == "train") rows.emplace_back(j.at("step").get<int64_t>(), j.at("loss").get<double>());
-  }
-  return rows;
-}
 
 // Every checkpoint record in the run verifies; returns how many there are.
 int verify_checkpoints(const fs::path& run_dir) {
@@ -71,16 +50,6 @@ int verify_checkpoints(const fs::path& run_dir) {
     ++n;
   }
   return n;
-}
-
-std::vector<std::string> train_args(const fs::path& run_dir, std::vector<std::string> extra = {}) {
-  std::vector<std::string> a{"train", kTiny, "--set", "output.run_dir=" + run_dir.string()};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace
@@ -160,7 +129,7 @@ TEST_CASE("a full disk: a clean stop with one error line and the last checkpoint
   auto pages = [](uintmax_t bytes) { return (bytes + 4095) / 4096 * 4096; };
   uintmax_t ckpt = 0, small = 0;
   for (const auto& e : fs::directory_iterator(ref / "checkpoints")) ckpt += pages(fs::file_size(e.path()));
-  for (const char* f : {"config.json", "tokenizer.json", "metrics.jsonl", "metrics.csv"})
+  for (const char* f : {"config.json", "tokenizer.json", "metrics.jsonl", "metrics.csv", "run.json", ".lock"})
     if (fs::exists(ref / f)) small += pages(fs::file_size(ref / f));
   fs::path disk = tmp.path / "disk";
   fs::create_directories(disk);

@@ -1,0 +1,117 @@
+// run_dir.cpp: recognising a run folder, locking it, and starting a fresh run in it.
+#include "experiments/run_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+#include "experiments/atomic_file.h"
+
+namespace sf {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::vector<std::string> kRunFiles = {"run.json",    "config.json", "tokenizer.json", "checkpoints",
+                                            "metrics.jsonl", "metrics.csv", "loss.png",     "summary.json"};
+static const char* kMarker = "run.json";
+static const char* kLockFile = ".lock";
+
+RunDirKind classify_run_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) return RunDirKind::absent;
+  if (!fs::is_directory(st)) return RunDirKind::other;
+  if (fs::is_regular_file(fs::path(dir) / kMarker, ec)) return RunDirKind::run;
+  if (fs::is_regular_file(fs::path(dir) / "config.json", ec) && fs::is_directory(fs::path(dir) / "checkpoints", ec))
+    return RunDirKind::run;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != kLockFile) return RunDirKind::other;
+  if (ec) return RunDirKind::other;  // cannot even list it: not ours to write into
+  return RunDirKind::empty;
+}
+
+std::string read_run_id(const std::string& dir) {
+  fs::path marker = fs::path(dir) / kMarker;
+  std::error_code ec;
+  if (!fs::is_regular_file(marker, ec)) return "";
+  json j = json::parse(read_whole_file(marker.string()), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("run_id") || !j["run_id"].is_string())
+    throw CheckpointError(marker.string() + ": not a scratchformer run marker (corrupt JSON or no \"run_id\")");
+  return j["run_id"].get<std::string>();
+}
+
+void check_fresh_run_dir(const std::string& dir, bool overwrite) {
+  switch (classify_run_dir(dir)) {
+    case RunDirKind::absent:
+    case RunDirKind::empty:
+      return;
+    case RunDirKind::run:
+      if (overwrite) return;
+      throw ConfigError("output.run_dir: " + dir + " already holds a run; continue it with --resume " + dir +
+                        ", replace it with --set output.overwrite=true, or pick another output.run_dir");
+    case RunDirKind::other:
+      throw ConfigError("output.run_dir: " + dir + " is not empty and is not a scratchformer run (no run.json); " +
+                        "nothing in it was touched; pick a new or empty folder");
+  }
+}
+
+RunLock::RunLock(const std::string& dir) {
+  std::string path = (fs::path(dir) / kLockFile).string();
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("output.run_dir: cannot create the lock file " + path + " (" + std::strerror(errno) + ")");
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+    std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw Error("output.run_dir: " + dir + " is in use by another scratchformer process" +
+                  (pid.empty() ? std::string() : " (pid " + pid + ")") +
+                  "; wait for it to finish or stop it (Ctrl-C saves its checkpoint) before starting another");
+    throw Error("output.run_dir: cannot lock " + path + " (" + std::strerror(err) + ")");
+  }
+  std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, me.data(), me.size(), 0) < 0) {
+    // The pid is only for the other process's message; the lock itself holds.
+  }
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+static std::string new_run_id() {
+  std::random_device rd;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+  return buf;
+}
+
+std::string start_fresh_run(const std::string& dir, bool overwrite) {
+  check_fresh_run_dir(dir, overwrite);  // again: the folder may have changed while the data loaded
+  try {
+    // run.json (first in the list) goes last: a crash half-way still leaves a recognisable run.
+    for (auto f = kRunFiles.rbegin(); f != kRunFiles.rend(); ++f) fs::remove_all(fs::path(dir) / *f);
+  } catch (const fs::filesystem_error& e) {
+    throw Error("output.run_dir: cannot clear the old run in " + dir + " (" + e.code().message() + ")");
+  }
+  std::string id = new_run_id();
+  json marker = {{"format", "scratchformer run"}, {"version", 1}, {"run_id", id}};
+  atomic_write_file((fs::path(dir) / kMarker).string(), marker.dump(2) + "\n");
+  return id;
+}
+
+}  // namespace sf

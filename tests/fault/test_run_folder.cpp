@@ -1,0 +1,282 @@
+// test_run_folder.cpp: everyday mistakes with run folders, through the real CLI (issue #18).
+// Each one used to lose or silently change a run; each must now give one clear line and leave the
+// run as it was, or do the right thing:
+//
+//   two trainings (or a training and a resume) in one folder    the second is refused, naming the pid
+//   a fresh run into a folder of the user's                     refused, nothing touched
+//   overwrite of a run                                          only the run's own files go
+//   resume of a finished run / with fewer steps                 "finished" / refused; nothing touched
+//   resume with more steps                                      continues to the new end
+//   resume with --set output.run_dir=OTHER                      refused
+//   resume after config.json was edited, with another run's     refused, naming the difference
+//     checkpoint, or with the training text replaced
+//   sample after the training text moved                        works (the run folder suffices)
+//   eval after the training text moved                          one line saying the text is needed
+//   a FIFO or a device as data.path                             refused at once (no hang)
+//   sampling a very long text                                   streams, and Ctrl-C stops it
+//   token caches                                                never beside the user's text
+#include <doctest/doctest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/bad_inputs/cli_runner.h"
+#include "tests/fault/fault_util.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using sf::test::CliResult;
+using sf::test::lines_of;
+using sf::test::run_cli;
+using sf::test::TempDir;
+using sf::test::train_args;
+using sf::test::train_losses;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every file under `dir` with its bytes: to show that a refused command touched nothing. (The lock
+// file is not data: each process that takes the lock writes its pid into it.)
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().filename() != ".lock") files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+  return files;
+}
+
+// A refusal: exit code 2 and exactly one line "error: ...", holding `text`.
+void check_refused(const CliResult& r, const std::string& text) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  auto lines = lines_of(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].rfind("error: ", 0) == 0);
+  CHECK(lines[0].find(text) != std::string::npos);
+}
+
+// A finished tiny run (40 steps) in `run`.
+void train_tiny(const fs::path& run, std::vector<std::string> extra = {}) {
+  CliResult r = run_cli(train_args(run, std::move(extra)), 300);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+// Waits (at most 60 s) until `p` exists.
+bool wait_for(const fs::path& p) {
+  for (int i = 0; i < 600; ++i) {
+    if (fs::exists(p)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// A config training a char model on the text file `text` into `run`.
+fs::path write_text_config(const fs::path& dir, const fs::path& text, const fs::path& run) {
+  json c = json::parse(slurp(sf::test::kTiny));
+  c["data"] = {{"dataset", "text"}, {"path", text.string()}, {"tokenizer", "char"}, {"cache_dir", (dir / "cache").string()}};
+  c["train"]["steps"] = 6;
+  c["train"]["eval_interval"] = 3;
+  c["schedule"]["warmup_steps"] = 2;
+  c["output"]["run_dir"] = run.string();
+  fs::path p = dir / "text.json";
+  std::ofstream(p) << c.dump(2);
+  return p;
+}
+
+// Some text: the same characters in another order give other tokens with the same vocabulary.
+std::string some_text(bool shuffled) {
+  std::string line = shuffled ? "the fox jumps over a lazy dog quick brown\n" : "a quick brown fox jumps over the lazy dog\n";
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += line;
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("two processes in one run folder: the second is refused with the first one's pid") {
+  TempDir tmp("lock");
+  fs::path run = tmp.path / "run";
+  int out_fd, err_fd;
+  pid_t first = sf::test::spawn_cli(train_args(run, {"--set", "train.steps=100000", "--set", "schedule.name=\"constant\"",
+                                                     "--set", "schedule.warmup_steps=0"}), out_fd, err_fd);
+  REQUIRE(first > 0);
+  REQUIRE(wait_for(run / "metrics.jsonl"));
+  const std::string pid = "(pid " + std::to_string(first) + ")";
+  // A second training with overwrite, and a resume: both refused while the first one runs.
+  check_refused(run_cli(train_args(run, {"--set", "output.overwrite=true"}), 120), "is in use by another scratchformer process " + pid);
+  REQUIRE(wait_for(run / "checkpoints" / "last.json"));
+  check_refused(run_cli({"train", "--resume", run.string()}, 120), "is in use by another scratchformer process " + pid);
+  // The first run was not disturbed: SIGTERM stops it cleanly, and its metrics hold one run.
+  ::kill(first, SIGTERM);
+  CliResult r = sf::test::collect(first, out_fd, err_fd, 120);
+  INFO("first run stderr: " << r.err);
+  CHECK(r.exit_code == 128 + SIGTERM);
+  auto rows = train_losses(run);
+  REQUIRE(!rows.empty());
+  for (size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].first == static_cast<int64_t>(i) + 1);  // no interleaving
+  // Once it has ended, the folder is free again: a resume is accepted.
+  CliResult resumed = run_cli({"train", "--resume", run.string(), "--set", "train.steps=" + std::to_string(rows.size() + 1)}, 120);
+  INFO("resume stderr: " << resumed.err);
+  CHECK(resumed.exit_code == 0);
+}
+
+TEST_CASE("a fresh run goes only into a new, empty or run folder, and overwrite removes only the run's files") {
+  TempDir tmp("recognise");
+  fs::path mine = tmp.path / "my_folder";
+  fs::create_directories(mine);
+  for (const char* f : {"metrics.csv", "summary.json", "loss.png", "tokenizer.json", "notes.txt"})
+    std::ofstream(mine / f) << "the user's own " << f;
+  auto before = snapshot(mine);
+  check_refused(run_cli(train_args(mine), 120), "is not empty and is not a scratchformer run");
+  check_refused(run_cli(train_args(mine, {"--set", "output.overwrite=true"}), 120), "is not a scratchformer run");
+  CHECK(snapshot(mine) == before);
+
+  fs::path empty = tmp.path / "empty";
+  fs::create_directories(empty);
+  train_tiny(empty);
+  CHECK(fs::exists(empty / "run.json"));
+
+  std::ofstream(empty / "notes.txt") << "kept";
+  check_refused(run_cli(train_args(empty), 120), "already holds a run");
+  train_tiny(empty, {"--set", "output.overwrite=true"});
+  CHECK(slurp(empty / "notes.txt") == "kept");
+  CHECK(train_losses(empty).size() == 40);
+}
+
+TEST_CASE("resuming a finished run says so, refuses fewer steps, continues to more, and changes nothing else") {
+  TempDir tmp("finished");
+  fs::path run = tmp.path / "run";
+  train_tiny(run);
+  auto before = snapshot(run);
+
+  CliResult same = run_cli({"train", "--resume", run.string()}, 120);
+  INFO("stderr: " << same.err);
+  CHECK(same.exit_code == 0);
+  CHECK(same.out.find("is finished (step 40/40)") != std::string::npos);
+  CHECK(snapshot(run) == before);
+
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30"}, 120),
+                "train.steps: 30 is below the step " + run.string() + " has reached (40)");
+  CHECK(snapshot(run) == before);
+
+  fs::path other = tmp.path / "other";
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "output.run_dir=" + other.string()}, 120),
+                "output.run_dir: --resume continues " + run.string() + " where it is");
+  CHECK(!fs::exists(other));
+  CHECK(snapshot(run) == before);
+
+  CliResult more = run_cli({"train", "--resume", run.string(), "--set", "train.steps=50"}, 300);
+  INFO("stderr: " << more.err);
+  CHECK(more.exit_code == 0);
+  auto rows = train_losses(run);
+  REQUIRE(rows.size() == 50);
+  CHECK(rows.back().first == 50);
+  json summary = json::parse(slurp(run / "summary.json"));
+  CHECK(summary["steps"] == 50);
+  CHECK(summary["val_loss"].get<double>() > 0);
+  CHECK(json::parse(slurp(run / "config.json"))["train"]["steps"] == 50);  // config.json says what the run is now
+}
+
+TEST_CASE("resume verifies what it continues: an edited config.json, another run's checkpoints") {
+  TempDir tmp("verify");
+  fs::path run = tmp.path / "run", twin = tmp.path / "twin";
+  train_tiny(run, {"--set", "train.steps=20"});
+  train_tiny(twin, {"--set", "train.steps=20"});
+
+  json cfg = json::parse(slurp(run / "config.json"));
+  cfg["optim"]["lr"] = 0.02;
+  std::ofstream(run / "config.json") << cfg.dump(2);
+  auto before = snapshot(run);
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30"}, 120),
+                "optim.lr: differs from the run being resumed (0.01 in " + (run / "checkpoints" / "last.json").string() +
+                    ", now 0.02");
+  CHECK(snapshot(run) == before);
+
+  // The same config trained twice is two runs: one's checkpoint does not continue the other.
+  fs::remove_all(twin / "checkpoints");
+  fs::copy(tmp.path / "run" / "checkpoints", twin / "checkpoints");
+  fs::copy_file(run / "config.json", twin / "config.json", fs::copy_options::overwrite_existing);
+  check_refused(run_cli({"train", "--resume", twin.string(), "--set", "train.steps=30"}, 120), "belongs to another run");
+}
+
+TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sample and eval without it") {
+  TempDir tmp("text");
+  fs::path text = tmp.path / "corpus" / "story.txt", run = tmp.path / "run";
+  fs::create_directories(text.parent_path());
+  std::ofstream(text) << some_text(false);
+  fs::path config = write_text_config(tmp.path, text, run);
+  CliResult r = run_cli({"train", config.string()}, 300);
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  // The token cache went to the cache folder, not beside the text.
+  for (const auto& e : fs::directory_iterator(text.parent_path()))
+    CHECK_MESSAGE(e.path() == text, "left beside the user's text: " << e.path());
+  CHECK(!fs::is_empty(tmp.path / "cache" / "tokens"));
+
+  // Replaced by another text with the same characters: refused, naming the data.
+  std::ofstream(text) << some_text(true);
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=9"}, 120),
+                "data: the training tokens differ from those " + run.string() + " was trained on");
+
+  // Moved away: the run still samples (from any working folder), and eval says what it needs.
+  fs::rename(text, tmp.path / "moved.txt");
+  CliResult s = run_cli({"sample", run.string(), "--max-new-tokens", "40", "--seed", "1"}, 120);
+  INFO("sample stderr: " << s.err);
+  CHECK(s.exit_code == 0);
+  CHECK(s.out.size() >= 40);  // the prompt, 40 characters, a newline
+  check_refused(run_cli({"eval", run.string()}, 120), "eval: scoring the val split needs the run's training text");
+}
+
+TEST_CASE("a named pipe or a device as data.path is refused at once, naming what it is") {
+  TempDir tmp("fifo");
+  fs::path fifo = tmp.path / "pipe.txt";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  for (auto [path, kind] : {std::pair<std::string, std::string>{fifo.string(), "is a named pipe (FIFO), expected a regular file"},
+                            {"/dev/zero", "is a character device, expected a regular file"}}) {
+    fs::path config = write_text_config(tmp.path, path, tmp.path / "run");
+    CliResult r = run_cli({"train", config.string()}, 30);
+    CHECK(!r.timed_out);
+    check_refused(r, path + ": " + kind);
+    CHECK(!fs::exists(tmp.path / "run"));
+  }
+}
+
+TEST_CASE("sample streams its text as it is drawn, and Ctrl-C stops it") {
+  TempDir tmp("stream");
+  fs::path run = tmp.path / "run";
+  train_tiny(run, {"--set", "train.steps=4", "--set", "schedule.warmup_steps=1"});
+  int out_fd, err_fd;
+  pid_t pid = sf::test::spawn_cli({"sample", run.string(), "--max-new-tokens", "1000000000"}, out_fd, err_fd);
+  REQUIRE(pid > 0);
+  // Text arrives long before a billion tokens could be drawn: it is streamed.
+  std::string early;
+  char buf[4096];
+  for (int i = 0; i < 600 && early.size() < 200; ++i) {
+    pollfd p{out_fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      ssize_t n = ::read(out_fd, buf, sizeof buf);
+      if (n <= 0) break;
+      early.append(buf, static_cast<size_t>(n));
+    }
+  }
+  CHECK(early.size() >= 200);
+  ::kill(pid, SIGINT);
+  CliResult r = sf::test::collect(pid, out_fd, err_fd, 60);
+  CHECK(!r.timed_out);
+  CHECK(r.exit_code == 128 + SIGINT);
+  CHECK(r.err.find("(stopped)") != std::string::npos);
+}
