@@ -280,3 +280,33 @@ TEST_CASE("sample streams its text as it is drawn, and Ctrl-C stops it") {
   CHECK(r.exit_code == 128 + SIGINT);
   CHECK(r.err.find("(stopped)") != std::string::npos);
 }
+
+TEST_CASE("SIGTERM while the data loads ends the process at once, with no run folder") {
+  TempDir tmp("sigterm_load");
+  // 10 MB of random words and a BPE vocabulary of 20000 to learn from them: about 10 s of
+  // loading on an idle machine (measured), far longer than the 1 s before the signal.
+  fs::path text = tmp.path / "big.txt", run = tmp.path / "run";
+  {
+    std::string words;
+    uint64_t x = 1;
+    for (int i = 0; i < 1'500'000; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      for (uint64_t k = 0, n = 2 + (x >> 61); k < n; ++k) words += static_cast<char>('a' + (x >> (5 * k + 3)) % 26);
+      words += ' ';
+    }
+    std::ofstream(text) << words;
+  }
+  fs::path config = write_text_config(tmp.path, text, run);
+  int out_fd, err_fd;
+  pid_t pid = sf::test::spawn_cli({"train", config.string(), "--set", "data.tokenizer=\"bpe\"", "--set",
+                                   "data.bpe_vocab_size=20000"}, out_fd, err_fd);
+  REQUIRE(pid > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);
+  CliResult r = sf::test::collect(pid, out_fd, err_fd, 60);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(sf::test::seconds_since(t0) < 10);
+  CHECK(r.exit_code == 128 + SIGTERM);
+  CHECK(!fs::exists(run));  // it was still loading: nothing was written
+}
