@@ -56,6 +56,50 @@ std::vector<char32_t> utf8_decode(std::string_view text, const std::string& wher
   return out;
 }
 
+// The length of the sequence a lead byte starts (1-4), or 0 for a byte no sequence starts with.
+static int sequence_length(unsigned char b0) {
+  if (b0 < 0x80) return 1;
+  if ((b0 & 0xE0) == 0xC0) return 2;
+  if ((b0 & 0xF0) == 0xE0) return 3;
+  if ((b0 & 0xF8) == 0xF0) return 4;
+  return 0;
+}
+
+static const char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
+
+std::string Utf8Stream::push(std::string_view bytes) {
+  pending_.append(bytes);
+  std::string out;
+  size_t i = 0;
+  char32_t cp;
+  while (i < pending_.size()) {
+    int len = decode_one(pending_, i, cp);
+    if (len > 0) {
+      out.append(pending_, i, static_cast<size_t>(len));
+      i += static_cast<size_t>(len);
+      continue;
+    }
+    // Malformed here: either the start of a sequence whose remaining bytes have not come yet
+    // (hold it back), or a byte that can never be valid (replace it and go on).
+    int need = sequence_length(static_cast<unsigned char>(pending_[i]));
+    bool waiting = need > 0 && i + static_cast<size_t>(need) > pending_.size();
+    for (size_t k = i + 1; waiting && k < pending_.size(); ++k)
+      waiting = (static_cast<unsigned char>(pending_[k]) & 0xC0) == 0x80;
+    if (waiting) break;
+    out += kReplacement;
+    ++i;
+  }
+  pending_.erase(0, i);
+  return out;
+}
+
+std::string Utf8Stream::finish(bool* incomplete_tail) {
+  bool any = !pending_.empty();
+  if (incomplete_tail) *incomplete_tail = any;
+  pending_.clear();
+  return any ? std::string(kReplacement) : std::string();
+}
+
 void utf8_append(char32_t cp, std::string& out) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);

@@ -9,6 +9,7 @@
 
 #include "autograd/errors.h"
 #include "data/tokenizer.h"
+#include "data/utf8.h"
 #include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
 #include "experiments/config.h"
@@ -85,20 +86,28 @@ void add_sample_command(CLI::App& app) {
       ids = {0};  // no newline in this vocabulary: start from token 0
     }
     if (ids.empty()) throw ConfigError("--prompt: encodes to no tokens");
-    // Each token is written as soon as it is drawn (its bytes: a character split over two BPE
-    // tokens comes out whole once both are written). Ctrl-C stops after the current token.
+    // Each token is written as soon as it is drawn. A byte-level BPE token can end inside a
+    // character: the stream holds such bytes back until the character is complete, so what is
+    // printed is always valid UTF-8. Ctrl-C stops after the current token.
     StopOnSignal stop(true, "\n(stopped)\n");
     Generator gen(static_cast<uint64_t>(a->seed));
-    auto write_token = [&](int32_t t) {
-      std::cout << tokenizer->decode({t}) << std::flush;
-      return stop.signal() == 0;
-    };
+    bool cut_character = false;
     for (int64_t i = 0; i < a->count && stop.signal() == 0; ++i) {
       if (i) std::cout << "\n---\n";
-      std::cout << tokenizer->decode(ids) << std::flush;  // the prompt, as the model reads it
-      sample_gpt(*model, ids, a->o, gen, write_token);
+      data::Utf8Stream text;
+      std::cout << text.push(tokenizer->decode(ids)) << std::flush;  // the prompt, as the model reads it
+      sample_gpt(*model, ids, a->o, gen, [&](int32_t t) {
+        std::cout << text.push(tokenizer->decode({t})) << std::flush;
+        return stop.signal() == 0;
+      });
+      bool tail = false;
+      std::cout << text.finish(&tail);
+      cut_character = cut_character || tail;
     }
     std::cout << "\n" << std::flush;
+    if (cut_character)
+      std::cerr << "note: a sample ended inside a multi-byte character (its last token held only part of it); "
+                   "the incomplete bytes are shown as U+FFFD\n";
     if (stop.signal() != 0) set_exit_code(128 + stop.signal());
   });
 }

@@ -36,6 +36,36 @@ TEST_CASE("utf8: malformed input names the byte offset") {
   CHECK(msg == "notes.txt: invalid UTF-8 at byte offset 6 (byte 0xFF); is this a text file?");
 }
 
+TEST_CASE("utf8: a stream holds back a character split across pieces and never emits invalid UTF-8") {
+  const std::string text = "我喜欢苹果 ok";  // 3 bytes per Chinese character
+  // Every way of cutting the text in two gives back the text, each piece valid on its own.
+  for (size_t cut = 0; cut <= text.size(); ++cut) {
+    CAPTURE(cut);
+    sf::data::Utf8Stream s;
+    std::string a = s.push(std::string_view(text).substr(0, cut));
+    std::string b = s.push(std::string_view(text).substr(cut));
+    bool tail = true;
+    std::string c = s.finish(&tail);
+    CHECK(sf::data::utf8_first_error(a) < 0);
+    CHECK(sf::data::utf8_first_error(b) < 0);
+    CHECK(a + b + c == text);
+    CHECK_FALSE(tail);
+  }
+  // Byte by byte: nothing of a character comes out before its last byte.
+  sf::data::Utf8Stream s;
+  CHECK(s.push("\xE6") == "");
+  CHECK(s.push("\x88") == "");
+  CHECK(s.push("\x91") == "我");
+  // A stray continuation byte, or a lead byte followed by no continuation: U+FFFD, and on.
+  CHECK(s.push("\x91" "a") == "\xEF\xBF\xBD" "a");  // (two literals: \x91a would be one escape)
+  CHECK(s.push("\xE6" "b") == "\xEF\xBF\xBD" "b");
+  // An incomplete tail at the end is said, and shown as one U+FFFD.
+  CHECK(s.push("\xE6\x88") == "");
+  bool tail = false;
+  CHECK(s.finish(&tail) == "\xEF\xBF\xBD");
+  CHECK(tail);
+}
+
 TEST_CASE("sha256: FIPS 180-4 and NIST test vectors") {
   CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
