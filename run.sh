@@ -15,7 +15,9 @@ build() {  # build DIR [cmake options...]
 }
 
 if [[ "${1:-}" == "test" ]]; then
-  scripts/setup.sh --with-valgrind  # valgrind: the memcheck test runs instead of reporting Skipped
+  # valgrind: the memcheck test runs instead of reporting Skipped; chromium: the inspect page's
+  # browser test does.
+  scripts/setup.sh --with-valgrind --with-browser
   build build
   (cd build && ctest --output-on-failure -j "$jobs")
   # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.

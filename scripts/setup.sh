@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
-# Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind]
+# Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser]
 #   --with-torch adds python3-torch for parity scripts/benchmarks; --with-fuzz clang and libFuzzer
-#   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it).
+#   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
+#   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless.
+# fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes.
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
-          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox)
+          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox fonts-wqy-zenhei)
 for arg in "$@"; do
   case "$arg" in
     --with-torch) packages+=(python3-torch python3-numpy) ;;
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --with-valgrind) packages+=(valgrind) ;;
-    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind)" >&2; exit 2 ;;
+    --with-browser) packages+=(chromium) ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser)" >&2; exit 2 ;;
   esac
 done
 

@@ -1,0 +1,73 @@
+// cmd_inspect.cpp: `scratchformer inspect RUN --prompt TEXT [--out DIR]`: a trained GPT's
+// attention over the prompt, printed, drawn (one PNG per layer) and as an HTML page, with the
+// measured role of every head (see experiments/inspect.h).
+#include <filesystem>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "autograd/errors.h"
+#include "data/tokenizer.h"
+#include "experiments/atomic_file.h"
+#include "experiments/checkpoint.h"
+#include "experiments/cli/commands.h"
+#include "experiments/config.h"
+#include "experiments/inspect.h"
+#include "experiments/task.h"
+
+namespace sf {
+
+namespace {
+struct InspectArgs {
+  std::string run, prompt, out;
+  bool quiet = false;
+};
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto a = std::make_shared<InspectArgs>();
+  auto* cmd = app.add_subcommand("inspect", "a trained GPT's attention over a prompt: printed, as heat maps "
+                                            "(PNG per layer) and an HTML page, with each head's measured role");
+  cmd->add_option("run", a->run, "a run directory or a checkpoint .json")->required();
+  cmd->add_option("--prompt", a->prompt, "the text to look at (at most block_size tokens)")->required();
+  cmd->add_option("--out", a->out, "where the images and the page go (default RUN/inspect)");
+  cmd->add_flag("--quiet", a->quiet, "print only the head-role table, not every head's matrix");
+  cmd->callback([a] {
+    namespace fs = std::filesystem;
+    std::string record_path = find_checkpoint(a->run, "best");
+    nlohmann::json record = read_checkpoint_record(record_path);
+    Config c = config_from_json(record.at("config"));
+    validate_config(c, /*check_files=*/false);
+    if (is_seq2seq_dataset(c.data.dataset))
+      throw ConfigError("inspect: " + a->run + " is an encoder-decoder (seq2seq) run; inspect reads GPT runs");
+    auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
+    std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
+    load_checkpoint_weights(record_path, record, *model);
+    std::vector<int32_t> ids = tokenizer->encode(a->prompt);
+    std::vector<std::string> labels;
+    for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
+    AttentionMaps maps = attention_maps(*model, ids, labels);
+
+    // RUN/inspect by default (a checkpoint record lives in RUN/checkpoints/).
+    fs::path run_dir = fs::is_directory(a->run) ? fs::path(a->run) : fs::path(a->run).parent_path().parent_path();
+    fs::path out = a->out.empty() ? run_dir / "inspect" : fs::path(a->out);
+    fs::create_directories(out);
+    std::cout << record_path << " (step " << record["step"].get<int64_t>() << "): " << maps.length() << " tokens, "
+              << maps.layers() << " layers x " << maps.heads() << " heads\n\n";
+    if (!a->quiet)
+      for (int64_t l = 0; l < maps.layers(); ++l)
+        for (int64_t h = 0; h < maps.heads(); ++h) std::cout << format_attention(maps, l, h) << "\n";
+    std::cout << "head roles (mean attention on the previous token, the first token, earlier copies of the "
+                 "current token; row entropy in nats):\n" << format_head_roles(head_roles(maps)) << "\n";
+    for (int64_t l = 0; l < maps.layers(); ++l) {
+      std::string png = (out / ("attention_layer" + std::to_string(l) + ".png")).string();
+      std::string note = draw_attention_png(maps, l, png, fs::path(a->run).filename().string());
+      std::cout << (note.empty() ? png : note) << "\n";
+    }
+    atomic_write_file((out / "attention.json").string(), attention_json(maps) + "\n");
+    atomic_write_file((out / "attention.html").string(), attention_html(maps, "attention of " + a->run + " over \"" + a->prompt + "\""));
+    std::cout << (out / "attention.html").string() << " (open it in a browser: choose a layer, hover a token)\n";
+  });
+}
+
+}  // namespace sf

@@ -1,0 +1,58 @@
+// inspect.h: looking inside a trained GPT: every layer's and head's attention over a prompt, as
+// numbers, heat maps (PNG, one per layer, heads side by side) and one self-contained HTML page,
+// and a table of what each head does (its "role"), measured.
+//
+//   scratchformer inspect RUN --prompt "ROMEO: " [--out DIR]
+//
+// Head roles, each averaged over the query positions where it is defined:
+//   prev     attention on the previous token (t - 1)           positions t >= 1
+//   first    attention on the first token                      positions t >= 1
+//   same     attention on earlier copies of the current token  positions with such a copy
+//   entropy  -sum w log w of the row, in nats (0: one token; log(t + 1): uniform)
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nn/gpt.h"
+
+namespace sf {
+
+// weights[layer][head][query][key]: the attention of one forward over `ids` (causal: key <= query).
+struct AttentionMaps {
+  std::vector<int32_t> ids;
+  std::vector<std::string> labels;  // each token as text, made visible ("\n" -> "\\n", " " -> "␣")
+  std::vector<std::vector<std::vector<std::vector<double>>>> weights;
+  int64_t layers() const { return static_cast<int64_t>(weights.size()); }
+  int64_t heads() const { return weights.empty() ? 0 : static_cast<int64_t>(weights[0].size()); }
+  int64_t length() const { return static_cast<int64_t>(ids.size()); }
+};
+
+// A token's text made visible for a label: "\n" -> "\\n", " " -> "␣"; bytes that are only part
+// of a character (byte-level BPE) as "<e6 88>".
+std::string token_label(const std::string& bytes);
+
+// Runs `model` once over ids (at most block_size of them) with attention kept.
+AttentionMaps attention_maps(GPT& model, const std::vector<int32_t>& ids, const std::vector<std::string>& labels);
+
+struct HeadRole {
+  int64_t layer = 0, head = 0;
+  double prev = 0, first = 0, same = 0, entropy = 0;
+  bool has_same = false;  // false when no token of the input repeats an earlier one
+};
+std::vector<HeadRole> head_roles(const AttentionMaps& m);
+
+// The printed forms: one matrix per layer and head (rows: queries), and the role table.
+std::string format_attention(const AttentionMaps& m, int64_t layer, int64_t head);
+std::string format_head_roles(const std::vector<HeadRole>& roles);
+
+// Heat map of one layer, heads side by side, tokens on both axes; "" or a note why there is none.
+std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
+                               const std::string& title);
+
+// The maps as JSON {"labels": [...], "weights": [layer][head][q][k]} (6 decimals), and the page:
+// no network, no external script or font; the data is inside it.
+std::string attention_json(const AttentionMaps& m);
+std::string attention_html(const AttentionMaps& m, const std::string& title);
+
+}  // namespace sf

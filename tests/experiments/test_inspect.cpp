@@ -1,0 +1,152 @@
+// Looking inside a trained GPT (experiments/inspect.h, `scratchformer inspect`): head roles on
+// hand-made maps, the maps of a trained run (causal rows that sum to 1, the files written), and
+// the HTML page in a real browser (headless Chromium), read back from its DOM.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/inspect.h"
+#include "tiny_run.h"
+
+using namespace sf;
+using namespace sf::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One layer, one head, T tokens, each query attending fully to key `to(q)`.
+AttentionMaps one_hot_maps(const std::vector<int32_t>& ids, int64_t (*to)(int64_t)) {
+  AttentionMaps m;
+  m.ids = ids;
+  const int64_t T = static_cast<int64_t>(ids.size());
+  for (int64_t q = 0; q < T; ++q) m.labels.push_back(std::to_string(ids[q]));
+  m.weights.assign(1, std::vector<std::vector<std::vector<double>>>(1, std::vector<std::vector<double>>(T, std::vector<double>(T, 0.0))));
+  for (int64_t q = 0; q < T; ++q) m.weights[0][0][q][to(q)] = 1.0;
+  return m;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A trained tiny run (shared by the tests below; trained once per process).
+std::string trained_run() {
+  static std::string dir = [] {
+    Config c = tiny_config("inspect");
+    c.train.steps = 60;
+    quiet_train(c);
+    return c.output.run_dir;
+  }();
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("head roles: a previous-token head, a first-token head and a copy head are told apart") {
+  const std::vector<int32_t> ids = {5, 6, 7, 5, 6, 8};
+  HeadRole prev = head_roles(one_hot_maps(ids, [](int64_t q) { return q > 0 ? q - 1 : 0; }))[0];
+  CHECK(prev.prev == doctest::Approx(1.0));
+  CHECK(prev.first == doctest::Approx(1.0 / 5));  // only query 1's previous token is the first
+  CHECK(prev.entropy == doctest::Approx(0.0));
+  HeadRole first = head_roles(one_hot_maps(ids, [](int64_t) { return int64_t{0}; }))[0];
+  CHECK(first.first == doctest::Approx(1.0));
+  CHECK(first.prev == doctest::Approx(1.0 / 5));
+  // Queries 3 and 4 repeat tokens 0 and 1: a head that looks back at the earlier copy.
+  HeadRole copy = head_roles(one_hot_maps(ids, [](int64_t q) { return q == 3 ? int64_t{0} : q == 4 ? int64_t{1} : q; }))[0];
+  REQUIRE(copy.has_same);
+  CHECK(copy.same == doctest::Approx(1.0));
+  CHECK(copy.prev == doctest::Approx(0.0));
+  // Uniform attention has the largest entropy: mean over rows of log(q + 1).
+  AttentionMaps uniform = one_hot_maps(ids, [](int64_t q) { return q; });
+  double expected = 0;
+  for (int64_t q = 0; q < 6; ++q) {
+    for (int64_t k = 0; k <= q; ++k) uniform.weights[0][0][q][k] = 1.0 / static_cast<double>(q + 1);
+    expected += std::log(static_cast<double>(q + 1)) / 6;
+  }
+  CHECK(head_roles(uniform)[0].entropy == doctest::Approx(expected));
+}
+
+TEST_CASE("inspect on a trained run: causal rows that sum to 1, a table row per head, a PNG per layer, the page") {
+  std::string run = trained_run();
+  fs::path out = fs::path(run) / "inspect_test";
+  fs::remove_all(out);
+  int code = -1;
+  std::string printed = run_command(std::string(SF_BINARY_DIR) + "/scratchformer inspect " + run +
+                                        " --prompt 'the cat sat. the' --out " + out.string() + " 2>&1", code);
+  INFO(printed);
+  REQUIRE(code == 0);
+  json maps = json::parse(slurp(out / "attention.json"));
+  const auto& w = maps.at("weights");
+  REQUIRE(w.size() == 1);      // tiny_config: 1 layer
+  REQUIRE(w[0].size() == 2);   // 2 heads
+  const size_t T = maps.at("labels").size();
+  CHECK(T == 16);              // one character per token, block_size of them
+  for (const auto& head : w[0])
+    for (size_t q = 0; q < T; ++q) {
+      double sum = 0;
+      for (size_t k = 0; k < T; ++k) {
+        if (k > q) CHECK(head[q][k].get<double>() == 0.0);  // causal: nothing from the future
+        sum += head[q][k].get<double>();
+      }
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    }
+  CHECK(printed.find("layer  head    prev   first    same  entropy") != std::string::npos);
+  CHECK(printed.find("\n    0     1 ") != std::string::npos);  // the second head's row
+  CHECK(fs::exists(out / "attention.html"));
+  if (printed.find("no image") == std::string::npos) {
+    CHECK(fs::file_size(out / "attention_layer0.png") > 1000);
+  } else {
+    MESSAGE("no PNG checked: " << printed.substr(printed.find("no image")));
+  }
+}
+
+TEST_CASE("the attention page in headless Chromium: after its script ran, the cells hold the exported weights") {
+  std::string chromium;
+  for (const char* c : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
+    if (fs::exists(c)) chromium = c;
+  if (chromium.empty()) {
+    MESSAGE("skipped: no Chromium (scripts/setup.sh --with-browser installs Debian's chromium)");
+    return;
+  }
+  std::string run = trained_run();
+  fs::path out = fs::path(run) / "inspect_browser";
+  fs::remove_all(out);
+  int code = -1;
+  std::string printed = run_command(std::string(SF_BINARY_DIR) + "/scratchformer inspect " + run +
+                                        " --prompt 'a dog ran! we' --quiet --out " + out.string() + " 2>&1", code);
+  INFO(printed);
+  REQUIRE(code == 0);
+  json maps = json::parse(slurp(out / "attention.json"));
+  const std::string url = "file://" + fs::absolute(out / "attention.html").string();
+  const std::string flags = " --headless --no-sandbox --disable-gpu --user-data-dir=" + (out / "profile").string();
+  std::string dom = run_command(chromium + flags + " --dump-dom " + url + " 2>/dev/null", code);
+  REQUIRE(code == 0);
+  // Every cell of the first layer (the one shown first), with its weight, as the script made it.
+  std::regex cell(R"re(class="cell" data-layer="(\d+)" data-head="(\d+)" data-q="(\d+)" data-k="(\d+)" data-w="([0-9.]+)")re");
+  size_t cells = 0, mismatched = 0;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), cell); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    double expected = maps["weights"][std::stoi(m[1])][std::stoi(m[2])][std::stoi(m[3])][std::stoi(m[4])].get<double>();
+    if (std::fabs(std::stod(m[5]) - expected) > 1e-6) ++mismatched;
+    ++cells;
+  }
+  const size_t T = maps["labels"].size();
+  CHECK(cells == 2 * T * T);  // 2 heads, T x T each
+  CHECK(mismatched == 0);
+  // A screenshot, kept next to the page as the test's artifact.
+  fs::path shot = fs::path(SF_BINARY_DIR) / "inspect_page.png";
+  run_command(chromium + flags + " --window-size=1200,900 --screenshot=" + shot.string() + " " + url + " 2>/dev/null", code);
+  CHECK(code == 0);
+  CHECK(fs::exists(shot));
+}
