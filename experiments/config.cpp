@@ -323,6 +323,9 @@ void validate_config(const Config& c, bool check_files) {
     fail("train.sample_tokens", "must be at most 100000 (for longer text use `scratchformer sample RUN --max-new-tokens N`, "
          "which streams it and stops on Ctrl-C)", fmt_num(t.sample_tokens));
   positive("train.max_loss", t.max_loss);
+  non_negative("train.reference_val_loss", t.reference_val_loss);
+  if (!t.reference.empty() && !(t.reference_val_loss > 0))
+    fail("train.reference_val_loss", "must be > 0 when train.reference names a result", fmt_num(t.reference_val_loss));
 
   // precision
   const PrecisionConfig& p = c.precision;

@@ -144,6 +144,8 @@ struct TrainConfig {
   int64_t samples = 3;
   int64_t sample_tokens = 200;
   double max_loss = 1e4;
+  std::string reference = "";
+  double reference_val_loss = 0.0;
 
   template <class F> void fields(F&& f) {
     f("steps", steps, "optimizer steps to run");
@@ -159,6 +161,8 @@ struct TrainConfig {
     f("samples", samples, "samples printed at the end of training (0 = none)");
     f("sample_tokens", sample_tokens, "length of each printed sample in tokens");
     f("max_loss", max_loss, "stop with an error when the training loss is NaN or above this (divergence)");
+    f("reference", reference, "a known result on the same data, printed beside the final val loss estimate, e.g. \"nanoGPT's CPU recipe (2000 steps)\" (\"\" = none)");
+    f("reference_val_loss", reference_val_loss, "that result's val loss, the same eval_iters-batch estimate (with train.reference)");
   }
 };
 

@@ -92,7 +92,7 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 // it is resumed with. Everything else must match: it would silently change the experiment.
 bool may_change_on_resume(const std::string& section, const std::string& key) {
   return (section == "train" && (key == "steps" || key == "threads" || key == "log_interval" || key == "samples" ||
-                                 key == "sample_tokens")) ||
+                                 key == "sample_tokens" || key == "reference" || key == "reference_val_loss")) ||
          section == "output" || section == "description";
 }
 
@@ -108,7 +108,7 @@ static void check_resume_config(const Config& config, const json& saved_json, co
         throw ConfigError(section + "." + key + ": differs from the run being resumed (" +
                           (saved ? saved->dump() : std::string("absent")) + " in " + record_path + ", now " + value.dump() +
                           "; was config.json edited?); a resumed run keeps its config except train.steps, train.threads, "
-                          "train.log_interval, train.samples, train.sample_tokens and output.*");
+                          "train.log_interval, train.samples, train.sample_tokens, train.reference* and output.*");
     }
   }
 }
@@ -334,6 +334,12 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     summary["full_val_loss"] = result.full.loss;
     summary["full_val_ppl"] = result.full.perplexity;
     if (result.full.accuracy >= 0) summary["exact_match"] = result.full.accuracy;
+  }
+  if (!tc.reference.empty()) {
+    out << "  beside " << tc.reference << ": val loss " << fmt("%.4f", tc.reference_val_loss) << "; this run "
+        << fmt("%.4f", result.val_loss) << " (" << fmt("%+.4f", result.val_loss - tc.reference_val_loss) << ")\n";
+    summary["reference"] = tc.reference;
+    summary["reference_val_loss"] = tc.reference_val_loss;
   }
   out << "  clipped steps: " << clipped << "/" << tc.steps;
   if (mp.precision() == Precision::fp16)

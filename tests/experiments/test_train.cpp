@@ -300,6 +300,25 @@ TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it"
   CHECK_NOTHROW(read_checkpoint_record(last));
 }
 
+TEST_CASE("train.reference puts a known result beside the final val loss, in the log and summary.json") {
+  Config c = tiny_config("reference");
+  c.train.steps = 10;
+  c.train.reference = "a made-up baseline";
+  c.train.reference_val_loss = 1.5;
+  std::ostringstream log;
+  TrainOptions o;
+  o.out = &log;
+  TrainResult r = train(c, o);
+  char expected[160];
+  std::snprintf(expected, sizeof expected, "  beside a made-up baseline: val loss 1.5000; this run %.4f (%+.4f)\n", r.val_loss,
+                r.val_loss - 1.5);
+  CHECK(log.str().find(expected) != std::string::npos);
+  json summary = json::parse(std::ifstream(fs::path(c.output.run_dir) / "summary.json"));
+  CHECK(summary["reference_val_loss"] == 1.5);
+  c.train.reference_val_loss = 0;  // a name without a number is refused
+  CHECK_THROWS_WITH_AS(validate_config(c), doctest::Contains("train.reference_val_loss: must be > 0"), ConfigError);
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);
