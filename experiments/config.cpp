@@ -239,7 +239,7 @@ void validate_config(const Config& c, bool check_files) {
 
   // data
   const DataConfig& d = c.data;
-  one_of("data.dataset", d.dataset, {"synthetic", "text", "shakespeare", "copy", "reverse", "sort", "addition"});
+  one_of("data.dataset", d.dataset, {"synthetic", "text", "shakespeare", "tang", "song", "copy", "reverse", "sort", "addition"});
   bool seq2seq = is_seq2seq_dataset(d.dataset);
   if (seq2seq && m.type != "transformer")
     throw ConfigError("model.type: the seq2seq task " + json_quoted(d.dataset) + " needs \"transformer\" (encoder-decoder), got " + json_quoted(m.type));
@@ -248,8 +248,8 @@ void validate_config(const Config& c, bool check_files) {
   if (d.dataset == "text") {
     if (d.path.empty()) throw ConfigError("data.path: dataset \"text\" needs a file or folder of .txt files, got \"\"");
     if (check_files && !fs::exists(d.path)) throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
-  } else if (!d.path.empty()) {
-    throw ConfigError("data.path: only dataset \"text\" reads a file, and data.dataset is " + json_quoted(d.dataset) +
+  } else if (!d.path.empty() && d.dataset != "tang" && d.dataset != "song") {
+    throw ConfigError("data.path: only datasets \"text\", \"tang\" and \"song\" read a file, and data.dataset is " + json_quoted(d.dataset) +
                       ", which would ignore it; remove data.path or set data.dataset to \"text\", got " + json_quoted(d.path));
   }
   one_of("data.tokenizer", d.tokenizer, {"char", "bpe"});

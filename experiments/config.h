@@ -70,8 +70,8 @@ struct DataConfig {
   std::string cache_dir = "";
 
   template <class F> void fields(F&& f) {
-    f("dataset", dataset, "what to train on: \"synthetic\" (built-in Markov corpus, no files), \"text\" (data.path), \"shakespeare\" (downloaded by `scratchformer data shakespeare`), or a seq2seq task: \"copy\", \"reverse\", \"sort\", \"addition\"");
-    f("path", path, "text file or folder of .txt files, for dataset \"text\" only (an error with any other dataset); regular files only, at most 1 GiB of text");
+    f("dataset", dataset, "what to train on: \"synthetic\" (built-in Markov corpus, no files), \"text\" (data.path), \"shakespeare\" (Tiny Shakespeare, shipped in data/corpora/), \"tang\" / \"song\" (the Tang and Song poems of Debian's fortunes-zh: poem lines only, titles and authors dropped so the model learns the form; one blank line between poems), or a seq2seq task: \"copy\", \"reverse\", \"sort\", \"addition\"");
+    f("path", path, "text file or folder of .txt files, for dataset \"text\"; for \"tang\"/\"song\" another fortunes-zh file (default: the package's); an error with any other dataset; regular files only, at most 1 GiB of text");
     f("tokenizer", tokenizer, "for text datasets: \"char\" (Unicode code points) or \"bpe\" (byte-level BPE trained on the text)");
     f("bpe_vocab_size", bpe_vocab_size, "vocabulary size the BPE tokenizer learns (at least 256)");
     f("val_fraction", val_fraction, "fraction of the text held out (at the end) for validation");

@@ -2,6 +2,8 @@
 #include "experiments/lm_data.h"
 
 #include "autograd/errors.h"
+#include "data/file_io.h"
+#include "data/fortune_poems.h"
 #include "data/markov_corpus.h"
 #include "data/sha256.h"
 #include "data/text_dataset.h"
@@ -68,6 +70,21 @@ data::LmData load_lm_data(const Config& c, const json& tokenizer) {
     std::filesystem::create_directories(o.cache_dir, ec);
     if (ec) throw DataError("data.cache_dir: cannot create " + o.cache_dir.string() + ": " + ec.message());
     return load_text(c, path.string(), tokenizer, o.cache_dir / ("tinyshakespeare." + c.data.tokenizer + ".tokens.bin"));
+  }
+  if (d == "tang" || d == "song") {  // Debian's fortunes-zh: tang300 / song100, or data.path
+    std::filesystem::path source = c.data.path.empty() ? data::fortune_poems_path(d == "tang" ? "tang300" : "song100")
+                                                        : std::filesystem::path(c.data.path);
+    std::string poems = data::read_fortune_poems(source);
+    // The cleaned poems are written once into our cache folder and read from there like any text.
+    std::filesystem::path dir = cache_dir_of(c) / "poems";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw DataError("data.cache_dir: cannot create " + dir.string() + ": " + ec.message());
+    std::filesystem::path text = dir / (d + "-" + data::sha256_hex(poems).substr(0, 16) + ".txt");
+    if (!std::filesystem::exists(text, ec)) data::write_file_atomic(text, poems);
+    data::LmData out = load_text(c, text.string(), tokenizer, dir / (text.stem().string() + "." + c.data.tokenizer + ".tokens.bin"));
+    out.description = source.string() + " (poems only): " + out.description.substr(out.description.find(':') + 2);
+    return out;
   }
   if (d == "synthetic") {  // generated from the seed: no files, known entropy rate
     data::MarkovConfig m;

@@ -11,6 +11,7 @@
 
 #include "autograd/errors.h"
 #include "autograd/ops.h"
+#include "data/fortune_poems.h"
 #include "data/lm_batches.h"
 #include "data/sha256.h"
 #include "data/text_dataset.h"
@@ -236,6 +237,23 @@ class LmTask : public Task {
     model_->generator().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
+  std::string sample_report(const std::vector<std::string>& samples) const override {
+    if (config_.data.dataset != "tang" && config_.data.dataset != "song") return "";
+    std::string generated;
+    for (const std::string& s : samples) generated += s + "\n";
+    int64_t n_generated = 0, n_corpus = 0;
+    double ours = 0, corpus = 0;
+    try {
+      ours = data::five_or_seven_share(generated, &n_generated);
+      corpus = data::five_or_seven_share(data_.tokenizer->decode(*data_.train) + data_.tokenizer->decode(*data_.val), &n_corpus);
+    } catch (const DataError&) {  // a byte-level BPE sample may end inside a character
+      return "poem form: not measured (the samples are not whole UTF-8 text)";
+    }
+    char line[200];
+    std::snprintf(line, sizeof line, "poem form: %.1f%% of the %lld generated clauses have 5 or 7 characters; the corpus: %.1f%% of %lld",
+                  100 * ours, static_cast<long long>(n_generated), 100 * corpus, static_cast<long long>(n_corpus));
+    return line;
+  }
   std::string data_sha256() const override {  // of the token ids (int32, this machine's byte order)
     std::string bytes;
     for (const data::Tokens& t : {data_.train, data_.val})

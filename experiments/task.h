@@ -83,6 +83,9 @@ class Task {
   // resumed run can tell it is continuing on the same data; "" when the data is generated from
   // the config alone (seq2seq tasks).
   virtual std::string data_sha256() const { return ""; }
+  // One line about the samples that only this data gives meaning to ("" when none): for the Tang
+  // and Song poems, the share of generated clauses of 5 or 7 characters beside the corpus's.
+  virtual std::string sample_report(const std::vector<std::string>& samples) const { return ""; }
 };
 
 // Builds the data (DataError naming the file) and, after check_model_size, the model, with the

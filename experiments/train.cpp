@@ -351,8 +351,10 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   }
   if (tc.samples > 0) {
     out << (seq2seq ? "held-out examples:\n" : "samples:\n");
-    for (const std::string& s : task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7))
-      out << (seq2seq ? "  " : "---\n") << s << "\n";
+    std::vector<std::string> samples = task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7);
+    for (const std::string& s : samples) out << (seq2seq ? "  " : "---\n") << s << "\n";
+    std::string report = task->sample_report(samples);
+    if (!report.empty()) out << "  " << report << "\n";
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   summary["seconds"] = result.seconds;

@@ -4,11 +4,12 @@
 #   --with-torch adds python3-torch for parity scripts/benchmarks; --with-fuzz clang and libFuzzer
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
 #   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless.
-# fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes.
+# fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
+# fortunes-zh holds the Tang and Song poems (datasets "tang" and "song").
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
-          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox fonts-wqy-zenhei)
+          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox fonts-wqy-zenhei fortunes-zh)
 for arg in "$@"; do
   case "$arg" in
     --with-torch) packages+=(python3-torch python3-numpy) ;;

@@ -319,6 +319,26 @@ TEST_CASE("train.reference puts a known result beside the final val loss, in the
   CHECK_THROWS_WITH_AS(validate_config(c), doctest::Contains("train.reference_val_loss: must be > 0"), ConfigError);
 }
 
+TEST_CASE("dataset tang trains on the fortunes-zh Tang poems and reports the poem form of its samples") {
+  if (!fs::exists("/usr/share/games/fortunes/tang300")) {
+    MESSAGE("skipped: fortunes-zh is not installed (scripts/setup.sh installs it)");
+    return;
+  }
+  Config c = tiny_config("tang");
+  c.data.dataset = "tang";
+  c.data.path = "";
+  c.train.steps = 4;
+  c.train.samples = 2;
+  c.train.sample_tokens = 60;
+  c.schedule.warmup_steps = 1;
+  std::ostringstream log;
+  TrainOptions o;
+  o.out = &log;
+  train(c, o);
+  CHECK(log.str().find("data: /usr/share/games/fortunes/tang300 (poems only): ") != std::string::npos);
+  CHECK(log.str().find("generated clauses have 5 or 7 characters; the corpus: 95.0% of 3261") != std::string::npos);
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);
