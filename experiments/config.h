@@ -30,6 +30,7 @@ struct ModelConfig {
   std::string pos_encoding = "learned";
   std::string norm = "pre";
   bool tie_weights = true;
+  bool scale_embeddings = false;
   std::string init = "gpt2";
   int64_t window = 0;
 
@@ -47,6 +48,7 @@ struct ModelConfig {
     f("pos_encoding", pos_encoding, "positions: \"learned\", \"sinusoidal\", \"rope\" (rotary) or \"alibi\"");
     f("norm", norm, "LayerNorm placement: \"pre\" (x + f(LN(x)), GPT-2) or \"post\" (LN(x + f(x)), Vaswani et al.)");
     f("tie_weights", tie_weights, "share the token embedding with the output (LM head) weights");
+    f("scale_embeddings", scale_embeddings, "gpt: initialise the token embedding N(0, 1/n_embd) and multiply token vectors by sqrt(n_embd), so each element entering block 1 has variance 1 (Vaswani et al.; Xiong et al.'s setting); \"transformer\" always scales, as the paper");
     f("init", init, "weight initialisation: \"gpt2\" (normal 0.02, residual projections / sqrt(2L)) or \"xavier\"");
     f("window", window, "sliding-window attention width (each query sees the last `window` keys); 0 = full");
   }

@@ -103,6 +103,7 @@ std::unique_ptr<GPT> make_gpt(const Config& c, int64_t vocab_size) {
   g.dropout = c.model.dropout;
   g.bias = c.model.bias;
   g.tied_head = c.model.tie_weights;
+  g.scale_embeddings = c.model.scale_embeddings;
   g.pos_encoding = c.model.pos_encoding;
   g.norm = c.model.norm;
   g.activation = c.model.activation;

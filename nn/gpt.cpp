@@ -79,6 +79,14 @@ GPT::GPT(const GPTConfig& config)
 
   Generator init_gen(config.seed);
   init_parameters(*this, parse_init(config.init), config.n_layer, init_gen);
+  if (config.scale_embeddings) {  // N(0, 1/C): times sqrt(C) in embed(), unit-variance elements
+    const double std = 1.0 / std::sqrt(static_cast<double>(config.n_embd));
+    dispatch(wte.weight.dtype(), [&](auto tag) {
+      using Tp = decltype(tag);
+      Tp* w = wte.weight.template data<Tp>();
+      for (int64_t i = 0; i < wte.weight.numel(); ++i) w[i] = static_cast<Tp>(std * init_gen.normal());
+    });
+  }
   flatten_parameters();
 }
 
@@ -86,7 +94,8 @@ std::string GPT::extra_repr() const {
   return "vocab=" + std::to_string(config_.vocab_size) + ", block=" + std::to_string(config_.block_size) +
          ", layers=" + std::to_string(config_.n_layer) + ", heads=" + std::to_string(config_.n_head) +
          ", n_embd=" + std::to_string(config_.n_embd) + ", " + config_.pos_encoding + ", " +
-         config_.norm + "-LN" + (config_.tied_head ? ", tied head" : "");
+         config_.norm + "-LN" + (config_.tied_head ? ", tied head" : "") +
+         (config_.scale_embeddings ? ", embeddings * sqrt(C)" : "");
 }
 
 void GPT::keep_attention(bool on) {
@@ -101,6 +110,7 @@ Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
     throw ShapeError("GPT: sequence of length " + std::to_string(offset + T) + " exceeds block_size " +
                      std::to_string(config_.block_size));
   Tensor x = wte.forward(idx);  // (B, T, C)
+  if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.n_embd));  // (B, T, C)
   if (pos_ == PosEncoding::learned) {
     IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);

@@ -8,7 +8,10 @@
 //   transformer.ln_f     the final LayerNorm (Pre-LN only)
 //   lm_head              Linear (V, C) without bias; with tied_head it IS wte.weight
 //
-//   logits = lm_head(ln_f(blocks(drop(wte[idx] + wpe[pos]))))      (B, T, V)
+//   logits = lm_head(ln_f(blocks(drop(s * wte[idx] + wpe[pos]))))  (B, T, V)
+//
+// s = 1, or sqrt(C) with scale_embeddings (Vaswani et al.; wte then starts N(0, 1/C), so each
+// element of a token vector entering block 1 has variance 1, as Xiong et al.'s analysis assumes).
 //
 // Legend: B batch, T time, C channels (n_embd), H heads, D head size, V vocab.
 #pragma once
@@ -31,6 +34,7 @@ struct GPTConfig {
   double dropout = 0.0;
   bool bias = true;           // biases in Linear and LayerNorm, as nanoGPT's `bias`
   bool tied_head = true;      // lm_head.weight is transformer.wte.weight
+  bool scale_embeddings = false;  // wte ~ N(0, 1/C) at init and wte[idx] * sqrt(C) in the forward
   std::string pos_encoding = "learned";  // sinusoidal | learned | rope | alibi | none
   std::string norm = "pre";              // pre | post
   std::string activation = "gelu";       // gelu (exact erf) | gelu_tanh | relu
@@ -78,9 +82,11 @@ class GPT : public Module {
   Generator& generator() { return rng_; }
   std::string extra_repr() const override;
 
+  // What enters block 1: drop(s * wte[idx] + positions) (B, T, C) at positions offset..offset+T-1.
+  Tensor embed(const IntTensor& idx, int64_t offset = 0);
+
  private:
-  Tensor embed(const IntTensor& idx, int64_t offset);  // (B, T, C), positions offset..offset+T-1
-  Tensor head(const Tensor& x);                        // (B, T, C) -> (B, T, V)
+  Tensor head(const Tensor& x);  // (B, T, C) -> (B, T, V)
 
   GPTConfig config_;
   Generator rng_;

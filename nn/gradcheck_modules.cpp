@@ -242,6 +242,25 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     Tensor r = constant({2, 4, 11}, 19);
     return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
+  add("nn.gpt", "GPT post-LN as Xiong et al.: scaled embeddings, sinusoidal, relu, xavier, untied", [] {
+    GPTConfig c = tiny_gpt("sinusoidal", "post");
+    c.scale_embeddings = true;
+    c.activation = "relu";
+    c.init = "xavier";
+    c.tied_head = false;
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 22);
+    Tensor r = constant({2, 4, 11}, 23);
+    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+  });
+  add("nn.gpt", "GPT pre-LN, scaled embeddings, tied head", [] {
+    GPTConfig c = tiny_gpt("sinusoidal", "pre");
+    c.scale_embeddings = true;
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 24);
+    Tensor r = constant({2, 4, 11}, 25);
+    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+  });
   const std::vector<std::pair<std::string, std::string>> transformer_variants = {
       {"pre", "sinusoidal"}, {"post", "learned"}, {"pre", "rope"}, {"post", "alibi"}};
   for (const auto& [norm, pos] : transformer_variants)

@@ -43,6 +43,7 @@ GPTConfig read_config(const std::string& path) {
   c.norm = j.at("norm");
   c.activation = j.at("activation");
   c.ln_eps = j.at("ln_eps");
+  c.scale_embeddings = j.value("scale_embeddings", false);
   return c;
 }
 
@@ -101,7 +102,9 @@ TEST_CASE("nanoGPT checkpoints converted by tools/nanogpt_convert.py give nanoGP
 }
 
 TEST_CASE("parity GPT vs nanoGPT-layout torch model: logits, loss and all parameter gradients") {
-  for (const char* name : {"nanogpt_bias", "nanogpt_nobias"}) {
+  // gpt_post_ln_paper: Xiong et al.'s setting (embeddings * sqrt(C), sinusoidal, Post-LN without
+  // a final LayerNorm, ReLU, untied head), written out in torch by tests/reference/gen_nn_ref.py.
+  for (const char* name : {"nanogpt_bias", "nanogpt_nobias", "gpt_post_ln_paper"}) {
     CAPTURE(name);
     GptCase c = load_gpt_case(name);
     IntTensor idx = read_ids(c.meta.at("idx")), targets = read_ids(c.meta.at("targets"));

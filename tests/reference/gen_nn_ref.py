@@ -35,6 +35,7 @@ check that converting back gives a checkpoint nanoGPT's layout loads strictly wi
 logits, and store the torch logits, loss and gradients of every parameter.
 """
 import json
+import math
 import os
 import sys
 import tempfile
@@ -267,6 +268,98 @@ def gpt_case(name, bias, compiled_prefix):
           f"(loss {loss.item():.4f})")
 
 
+# ---- GPT in Xiong et al.'s setting: scaled embeddings, sinusoidal positions, Post-LN, ReLU ----
+class PaperMLP(nn.Module):
+    def __init__(self, C, bias):
+        super().__init__()
+        self.c_fc = nn.Linear(C, 4 * C, bias=bias)
+        self.c_proj = nn.Linear(4 * C, C, bias=bias)
+
+    def forward(self, x):
+        return self.c_proj(torch.relu(self.c_fc(x)))
+
+
+class PaperBlock(nn.Module):
+    """Post-LN: x = LN(x + attn(x)); x = LN(x + mlp(x))."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.ln_1 = nanogpt_model.LayerNorm(cfg.n_embd, bias=cfg.bias)
+        self.attn = nanogpt_model.CausalSelfAttention(cfg)
+        self.ln_2 = nanogpt_model.LayerNorm(cfg.n_embd, bias=cfg.bias)
+        self.mlp = PaperMLP(cfg.n_embd, cfg.bias)
+
+    def forward(self, x):
+        x = self.ln_1(x + self.attn(x))
+        return self.ln_2(x + self.mlp(x))
+
+
+class PaperGPT(nn.Module):
+    """sqrt(C) * wte[idx] + sinusoid (sin on even, cos on odd channels), Post-LN blocks, no
+    final LayerNorm, an untied head."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.C = cfg.n_embd
+        self.transformer = nn.ModuleDict(dict(
+            wte=nn.Embedding(cfg.vocab_size, cfg.n_embd),
+            h=nn.ModuleList([PaperBlock(cfg) for _ in range(cfg.n_layer)])))
+        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
+        pos = torch.arange(cfg.block_size, dtype=torch.float64)[:, None]
+        c = torch.arange(cfg.n_embd)
+        freq = torch.pow(10000.0, -(c - c % 2).to(torch.float64) / cfg.n_embd)
+        angle = pos * freq
+        self.pe = torch.where(c % 2 == 0, torch.sin(angle), torch.cos(angle)).to(torch.float32)
+
+    def forward(self, idx):
+        T = idx.size(1)
+        x = self.transformer.wte(idx) * math.sqrt(self.C) + self.pe[:T]
+        for block in self.transformer.h:
+            x = block(x)
+        return self.lm_head(x)
+
+
+def gpt_paper_case(name="gpt_post_ln_paper"):
+    torch.manual_seed(4321)  # its own seed: the other cases' draws stay as they were
+    cfg = nanogpt_model.GPTConfig(block_size=16, vocab_size=61, n_layer=2, n_head=4, n_embd=32,
+                                  dropout=0.0, bias=True)
+    model = PaperGPT(cfg)
+    with torch.no_grad():
+        for pname, p in model.named_parameters():
+            if "ln" in pname:
+                p.copy_((1.0 if pname.endswith("weight") else 0.0) + 0.2 * torch.randn_like(p))
+            elif "wte" in pname:
+                p.copy_(torch.randn_like(p) / math.sqrt(cfg.n_embd))
+            else:
+                p.copy_(0.15 * torch.randn_like(p))
+    conv_dir = os.path.join(OUT_DIR, name)
+    os.makedirs(conv_dir, exist_ok=True)
+    weights = {k: v.detach().contiguous() for k, v in model.named_parameters()}
+    safetensors_io.save_file(weights, os.path.join(conv_dir, "model.safetensors"))
+    config = {"vocab_size": 61, "block_size": 16, "n_layer": 2, "n_head": 4, "n_embd": 32, "d_ff": 0,
+              "dropout": 0.0, "bias": True, "tied_head": False, "pos_encoding": "sinusoidal",
+              "norm": "post", "activation": "relu", "ln_eps": 1e-5, "scale_embeddings": True}
+    with open(os.path.join(conv_dir, "config.json"), "w") as f:
+        json.dump(config, f, indent=1)
+    Tn = 11
+    idx = torch.randint(0, cfg.vocab_size, (B, Tn))
+    targets = torch.randint(0, cfg.vocab_size, (B, Tn))
+    targets[0, 3] = -1
+    logits = model(idx)
+    loss = torch.nn.functional.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+    loss.backward()
+    tensors = {"logits": logits, "loss": loss.reshape(1)}
+    for pname, p in model.named_parameters():
+        tensors["grad.param." + pname] = p.grad
+    tensors = {k: v.detach().to(torch.float32).contiguous() for k, v in tensors.items()}
+    meta = {"idx": json.dumps(idx.tolist()), "targets": json.dumps(targets.tolist()),
+            "weights": os.path.relpath(os.path.join(conv_dir, "model.safetensors"), ROOT),
+            "config": os.path.relpath(os.path.join(conv_dir, "config.json"), ROOT)}
+    path = os.path.join(OUT_DIR, name + "_ref.safetensors")
+    safetensors_io.save_file(tensors, path, metadata=meta)
+    print(f"wrote {os.path.relpath(conv_dir, ROOT)}/ and {os.path.relpath(path, ROOT)} "
+          f"(loss {loss.item():.4f})")
+
 def interop_file():
     """A file written by this Python writer, which the C++ writer must reproduce byte for byte."""
     t = {"a": torch.arange(6, dtype=torch.float32).reshape(2, 3) / 7,
@@ -293,6 +386,7 @@ def main():
     decoder_case("decoder_layer_pre_ln", norm_first=True)
     gpt_case("nanogpt_bias", bias=True, compiled_prefix=False)
     gpt_case("nanogpt_nobias", bias=False, compiled_prefix=True)
+    gpt_paper_case()
 
 
 if __name__ == "__main__":
