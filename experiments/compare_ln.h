@@ -1,17 +1,19 @@
 // compare_ln.h: the Pre-LN versus Post-LN study (Xiong et al., "On Layer Normalization in the
 // Transformer Architecture", ICML 2020), measured on our own models.
 //
-// `scratchformer compare configs/compare_ln.json` runs four measurements on a GPT and writes
-// report.md, CSV files and gnuplot images into the config's output.run_dir:
+// `scratchformer compare configs/compare_ln.json` runs four measurements on a GPT, each over
+// several seeds (the model's initial weights and its batches), and writes report.md, CSV files
+// and gnuplot images into the config's output.run_dir:
 //   1. per-layer gradient norm of each block's second FFN matrix (mlp.c_proj.weight) at
 //      initialisation: the gradient averaged element-wise over many mini-batches, then its
-//      Frobenius norm (the paper's method), for Pre-LN and Post-LN with Xavier init;
-//   2. the last layer's norm of (1) versus depth;
+//      Frobenius norm (the paper's method), for Pre-LN and Post-LN;
+//   2. the last layer's norm of (1) versus depth, fitted as norm ~ L^s;
 //   3. hidden-state norms after each block at initialisation;
-//   4. training curves at one peak learning rate with Adam: Post-LN and Pre-LN, each without and
-//      with learning-rate warmup; the table shows each one's training loss as the mean over its
-//      last 10% of steps (at least 1), since one step's loss is one batch's.
-// Every finding sentence in the report is computed from these numbers.
+//   4. training with Adam: Post-LN and Pre-LN, each without and with learning-rate warmup at
+//      optim.lr, and a sweep over compare.lrs (Post-LN with and without warmup, Pre-LN without).
+// The study does not change the model: the config says what the paper's setting is (see
+// configs/compare_ln.json). Every finding is computed, printed with its criterion, and ends
+// "reproduced" or "not reproduced".
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -26,9 +28,12 @@ namespace sf {
 // The "compare" section of a study config (every other section is an ordinary run config).
 struct CompareOptions {
   int64_t grad_batches = 32;                   // mini-batches averaged for the gradient norms
-  std::vector<int64_t> depths = {6, 8, 10, 12, 14};  // layer counts for measurement 2
+  std::vector<int64_t> depths = {6, 8, 10, 12};  // layer counts for measurement 2
   int64_t warmup_steps = 200;                  // warmup length of the "with warmup" runs
   bool train_curves = true;                    // measurement 4 (the slow part)
+  int64_t seeds = 3;                           // seeds train.seed, train.seed + 1, ...
+  std::vector<double> lrs = {5e-4, 1e-3, 2e-3};  // the learning-rate sweep of measurement 4
+  bool quick = false;                          // 2 seeds, 4 gradient batches, no sweep beyond optim.lr
 };
 
 struct CompareStudy {

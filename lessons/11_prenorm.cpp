@@ -1,6 +1,7 @@
 // Lesson 11: Pre-LN versus Post-LN. The same 12-layer GPT with LayerNorm after the residual sum
 // (the original Transformer) or before each sublayer (GPT-2): hidden-state and gradient norms
-// per layer at initialisation. Text: 11_prenorm.md.
+// per layer at initialisation, in the setting Xiong et al. (2020) analyse (unit-scale token
+// vectors, sinusoidal positions, ReLU, Xavier, untied head). Text: 11_prenorm.md.
 #include <cmath>
 #include <ostream>
 
@@ -30,14 +31,15 @@ static Probe probe(const std::string& norm, const IntTensor& idx, const IntTenso
   cfg.n_embd = 64;
   cfg.norm = norm;                         // "pre" or "post"
   cfg.seed = 11;                           // the same initial weights for both
-  cfg.init = "xavier";                     // as the 2017 Transformer
+  cfg.init = "xavier";                     // the 2017 Transformer, as Xiong et al. analyse it:
+  cfg.scale_embeddings = true;             //   token vectors N(0, 1/C) * sqrt(C): unit scale
+  cfg.pos_encoding = "sinusoidal";         //   fixed sinusoidal positions
+  cfg.activation = "relu";                 //   ReLU feed-forward
+  cfg.tied_head = false;                   //   an output layer of its own
   GPT model(cfg);
-  const int64_t T = idx.shape[1];
-  IntTensor pos({T}, std::vector<int32_t>(static_cast<size_t>(T)));
-  for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
   AttnMask causal;
   causal.causal = true;
-  Tensor x = model.wte.forward(idx) + model.wpe->forward(pos);  // (B, T, C); dropout is 0
+  Tensor x = model.embed(idx);  // (B, T, C): sqrt(C) * wte[idx] + sinusoid; dropout is 0
   std::vector<Tensor> hs;
   for (size_t i = 0; i < model.h.size(); ++i) {
     x = model.h[i].forward(x, causal);  // (B, T, C)
@@ -76,7 +78,7 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
     targets[i] = static_cast<int32_t>(gen.randint(64));
   }
 
-  heading(out, 1, "The same GPT twice: 12 layers, C = 64, 4 heads, Xavier initialisation");
+  heading(out, 1, "The same GPT twice: 12 layers, C = 64, 4 heads, the 2017 Transformer's setting");
   Probe pre = probe("pre", idx, targets);
   Probe post = probe("post", idx, targets);
   out << "Pre-LN:  x = x + f(LN(x)), then a final LayerNorm   loss " << fmt(pre.loss, 4)
@@ -110,7 +112,8 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
   out << "Pre-LN:  the stream grows with depth, |h| " << fmt(pre.hidden.front(), 2) << " -> "
       << fmt(pre.hidden.back(), 2) << ", and the blocks' gradients shrink with it, "
       << fmt(pre.param_grad.front(), 3) << " -> " << fmt(pre.param_grad.back(), 3) << "\n"
-      << "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients do not shrink, "
+      << "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients "
+      << (post.param_grad.back() > 1.1 * post.param_grad.front() ? "grow toward the output, " : "do not grow toward the output, ")
       << fmt(post.param_grad.front(), 3) << " -> " << fmt(post.param_grad.back(), 3) << "\n"
       << "at the last block Post-LN's parameter gradient is "
       << fmt(post.param_grad.back() / pre.param_grad.back(), 2) << "x Pre-LN's\n";
