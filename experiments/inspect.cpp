@@ -108,11 +108,13 @@ std::string format_attention(const AttentionMaps& m, int64_t layer, int64_t head
   std::ostringstream out;
   out << "layer " << layer << ", head " << head << " (row: the query token; columns: the tokens it attends to)\n";
   out << "        ";
-  for (const std::string& s : m.labels) out << " " << fit(s, 5);
+  for (const std::string& s : m.keys()) out << " " << fit(s, 5);
   out << "\n";
+  const bool causal = m.key_labels.empty();
   for (int64_t q = 0; q < m.length(); ++q) {
     out << "  " << fit(m.labels[q], 6);
-    for (int64_t k = 0; k < m.length(); ++k) out << " " << (k <= q ? num("%5.2f", m.weights[layer][head][q][k]) : "    .");
+    for (int64_t k = 0; k < m.key_length(); ++k)
+      out << " " << (!causal || k <= q ? num("%5.2f", m.weights[layer][head][q][k]) : "    .");
     out << "\n";
   }
   return out.str();
@@ -138,28 +140,31 @@ static std::string gnuplot_quoted(const std::string& s) {
 }
 
 std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path, const std::string& title) {
-  const int64_t T = m.length(), H = m.heads();
-  std::string tics;
-  for (int64_t i = 0; i < T; ++i) tics += (i ? ", " : "") + gnuplot_quoted(m.labels[i]) + " " + std::to_string(i);
+  const int64_t T = m.length(), S = m.key_length(), H = m.heads();
+  auto tics_of = [](const std::vector<std::string>& labels) {
+    std::string tics;
+    for (size_t i = 0; i < labels.size(); ++i) tics += (i ? ", " : "") + gnuplot_quoted(labels[i]) + " " + std::to_string(i);
+    return tics;
+  };
   std::ostringstream s;
   // A CJK font (fonts-wqy-zenhei) first, so Chinese tokens are drawn, not boxes; DejaVu for the rest.
   s << "set termoption font 'WenQuanYi Zen Hei,9'\nset termoption noenhanced\n"
     << "set multiplot layout 1," << H << " title " << gnuplot_quoted(title + ", layer " + std::to_string(layer)) << "\n"
     << "set palette defined (0 'white', 1 '#08306b')\nset cbrange [0:1]\nset size ratio -1\n"
-    << "set xrange [-0.5:" << T - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
-    << "set xtics (" << tics << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics << ") scale 0\n"
+    << "set xrange [-0.5:" << S - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
+    << "set xtics (" << tics_of(m.keys()) << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics_of(m.labels) << ") scale 0\n"
     << "set xlabel 'attends to'\nset ylabel 'query'\nunset colorbox\n";
   for (int64_t h = 0; h < H; ++h) {
     if (h == H - 1) s << "set colorbox\n";
     s << "$head" << h << " << EOD\n";
     for (int64_t q = 0; q < T; ++q) {
-      for (int64_t k = 0; k < T; ++k) s << (k ? " " : "") << num("%.6f", m.weights[layer][h][q][k]);
+      for (int64_t k = 0; k < S; ++k) s << (k ? " " : "") << num("%.6f", m.weights[layer][h][q][k]);
       s << "\n";
     }
     s << "EOD\nset title 'head " << h << "'\nplot $head" << h << " matrix with image notitle\n";
   }
   s << "unset multiplot\n";
-  int width = static_cast<int>(std::min<int64_t>(2400, 120 + H * std::max<int64_t>(240, 18 * T)));
+  int width = static_cast<int>(std::min<int64_t>(2400, 120 + H * std::max<int64_t>(240, 18 * S)));
   int height = static_cast<int>(std::min<int64_t>(1400, 200 + std::max<int64_t>(240, 18 * T)));
   return render_gnuplot_png(s.str(), png_path, width, height);
 }
@@ -179,7 +184,8 @@ std::string attention_json(const AttentionMaps& m) {
     }
     weights.push_back(heads);
   }
-  return json{{"labels", m.labels}, {"weights", weights}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return json{{"labels", m.labels}, {"key_labels", m.keys()}, {"weights", weights}}.dump(-1, ' ', false,
+                                                                                         json::error_handler_t::replace);
 }
 
 // The page: a layer menu, the prompt's tokens, and per head a grid of cells (query rows, key
@@ -215,7 +221,7 @@ attention (rows sum to 1). Hover a token to see where every head looks from it.<
 <script>
 const data = JSON.parse(document.getElementById('data').textContent);
 document.getElementById('title').textContent = )HTML" + safe_title + R"HTML(;
-const T = data.labels.length, L = data.weights.length, H = data.weights[0].length;
+const T = data.labels.length, S = data.key_labels.length, L = data.weights.length, H = data.weights[0].length;
 const menu = document.getElementById('layer');
 for (let l = 0; l < L; l++) { const o = document.createElement('option'); o.value = l; o.textContent = 'layer ' + l; menu.appendChild(o); }
 const tokens = document.getElementById('tokens');
@@ -230,11 +236,11 @@ function draw() {
     const box = document.createElement('div'); box.className = 'head';
     box.innerHTML = '<div>head ' + h + '</div>';
     const grid = document.createElement('div'); grid.className = 'grid';
-    grid.style.gridTemplateColumns = 'repeat(' + T + ', 16px)';
-    for (let q = 0; q < T; q++) for (let k = 0; k < T; k++) {
+    grid.style.gridTemplateColumns = 'repeat(' + S + ', 16px)';
+    for (let q = 0; q < T; q++) for (let k = 0; k < S; k++) {
       const w = data.weights[l][h][q][k], c = document.createElement('div');
       c.className = 'cell'; c.dataset.layer = l; c.dataset.head = h; c.dataset.q = q; c.dataset.k = k;
-      c.dataset.w = w.toFixed(6); c.title = data.labels[q] + ' -> ' + data.labels[k] + ': ' + w.toFixed(3);
+      c.dataset.w = w.toFixed(6); c.title = data.labels[q] + ' -> ' + data.key_labels[k] + ': ' + w.toFixed(3);
       c.style.background = 'rgba(8, 48, 107, ' + w + ')'; grid.appendChild(c);
     }
     box.appendChild(grid); heads.appendChild(box);
@@ -246,8 +252,8 @@ function show(q) {
   document.querySelectorAll('.cell').forEach(c => c.classList.toggle('row', +c.dataset.q === q));
   let text = 'from "' + data.labels[q] + '" (layer ' + l + '):\n';
   for (let h = 0; h < H; h++) {
-    const row = data.weights[l][h][q].map((w, k) => [w, k]).filter(p => p[1] <= q).sort((a, b) => b[0] - a[0]).slice(0, 3);
-    text += '  head ' + h + ': ' + row.map(p => '"' + data.labels[p[1]] + '" ' + p[0].toFixed(2)).join(', ') + '\n';
+    const row = data.weights[l][h][q].map((w, k) => [w, k]).sort((a, b) => b[0] - a[0]).slice(0, 3);
+    text += '  head ' + h + ': ' + row.map(p => '"' + data.key_labels[p[1]] + '" ' + p[0].toFixed(2)).join(', ') + '\n';
   }
   document.getElementById('where').textContent = text;
 }

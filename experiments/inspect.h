@@ -18,14 +18,18 @@
 
 namespace sf {
 
-// weights[layer][head][query][key]: the attention of one forward over `ids` (causal: key <= query).
+// weights[layer][head][query][key]: the attention of one forward over `ids` (self-attention,
+// causal: key <= query), or of a decoder over an encoder's tokens (cross-attention: key_labels).
 struct AttentionMaps {
   std::vector<int32_t> ids;
-  std::vector<std::string> labels;  // each token as text, made visible ("\n" -> "\\n", " " -> "␣")
+  std::vector<std::string> labels;      // each query token as text, made visible ("\n" -> "\\n", " " -> "␣")
+  std::vector<std::string> key_labels;  // cross-attention: the source tokens; empty: the same as labels
   std::vector<std::vector<std::vector<std::vector<double>>>> weights;
   int64_t layers() const { return static_cast<int64_t>(weights.size()); }
   int64_t heads() const { return weights.empty() ? 0 : static_cast<int64_t>(weights[0].size()); }
-  int64_t length() const { return static_cast<int64_t>(ids.size()); }
+  int64_t length() const { return static_cast<int64_t>(labels.size()); }
+  const std::vector<std::string>& keys() const { return key_labels.empty() ? labels : key_labels; }
+  int64_t key_length() const { return static_cast<int64_t>(keys().size()); }
 };
 
 // A token's text made visible for a label: "\n" -> "\\n", " " -> "␣"; bytes that are only part
@@ -53,6 +57,19 @@ std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std:
 // The maps as JSON {"labels": [...], "weights": [layer][head][q][k]} (6 decimals), and the page:
 // no network, no external script or font; the data is inside it.
 std::string attention_json(const AttentionMaps& m);
+class Task;
+
+// An encoder-decoder's cross-attention (seq2seq_task.cpp), measured on held-out examples with
+// teacher forcing: for "reverse" the source position an output token mirrors (s - 1 - t), for
+// "copy" the same position; per decoder layer, the mean attention (over heads and positions) on
+// it. A model that learned the task looks there: an anti-diagonal (reverse) or a diagonal (copy).
+struct CrossAttentionReport {
+  std::string alignment;              // "mirrored", "same position", or "" (sort, addition: none fixed)
+  std::vector<double> aligned_share;  // per decoder layer
+  int64_t examples = 0, positions = 0;
+  AttentionMaps first;                // the first example: <bos> + target against the source
+};
+CrossAttentionReport cross_attention_report(Task& task, int64_t max_examples);
 std::string attention_html(const AttentionMaps& m, const std::string& title);
 
 }  // namespace sf

@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "data/seq2seq_batch.h"
 #include "data/seq2seq_tasks.h"
+#include "experiments/inspect.h"
 #include "experiments/task.h"
 #include "nn/transformer.h"
 
@@ -167,6 +168,55 @@ class Seq2SeqTask : public Task {
     for (int32_t i = 0; i < task_.vocab_size(); ++i) names.push_back(task_.token_name(i));
     return {{"type", "seq2seq_task"}, {"task", cfg_.task}, {"tokens", names}};
   }
+  // Cross-attention over the first `max_examples` held-out examples, with teacher forcing: the
+  // mean attention (over heads) of each decoder layer on the source position the output aligns
+  // with, and the maps of the first example. (inspect.h)
+  CrossAttentionReport cross_attention(int64_t max_examples) {
+    CrossAttentionReport r;
+    r.alignment = cfg_.task == "reverse" ? "mirrored" : cfg_.task == "copy" ? "same position" : "";
+    const auto& held_out = task_.eval_set();
+    std::vector<data::Example> chosen(held_out.begin(), held_out.begin() + static_cast<std::ptrdiff_t>(
+                                                                             std::min<size_t>(held_out.size(), static_cast<size_t>(max_examples))));
+    if (chosen.empty()) return r;
+    data::Seq2SeqBatch b = data::collate(chosen);
+    EvalMode mode(*model_);
+    model_->keep_attention(true);
+    model_->forward(b.src, b.tgt_in, b.src_pad_mask, b.tgt_pad_mask);
+    model_->keep_attention(false);
+    const int64_t B = b.src.shape[0], S = b.src.shape[1], U = b.tgt_in.shape[1], H = config_.model.n_head;
+    r.examples = B;
+    for (size_t l = 0; l < model_->decoder_layers.size(); ++l) {
+      Tensor a = model_->decoder_layers[l].cross_attn.last_attention().to(DType::f64);  // (B, H, U, S)
+      const double* w = a.data<double>();
+      auto at = [&](int64_t row, int64_t h, int64_t t, int64_t k) { return w[((row * H + h) * U + t) * S + k]; };
+      double share = 0;
+      int64_t positions = 0;
+      for (int64_t row = 0; row < B && !r.alignment.empty(); ++row) {
+        const int64_t s_len = b.src_len[static_cast<size_t>(row)], u = b.tgt_len[static_cast<size_t>(row)] - 1;
+        for (int64_t t = 0; t < u; ++t) {  // query t predicts target t (the last one, <eos>, aligns with nothing)
+          int64_t k = r.alignment == "mirrored" ? s_len - 1 - t : t;
+          if (k < 0 || k >= s_len) continue;
+          for (int64_t h = 0; h < H; ++h) share += at(row, h, t, k) / static_cast<double>(H);
+          ++positions;
+        }
+      }
+      r.aligned_share.push_back(positions ? share / static_cast<double>(positions) : 0.0);
+      r.positions = positions;
+      // The first example's maps: its decoder inputs (<bos> + target) against its source.
+      const int64_t s0 = b.src_len[0], u0 = b.tgt_len[0];
+      if (l == 0) {
+        for (int64_t t = 0; t < u0; ++t) r.first.labels.push_back(task_.token_name(b.tgt_in[t]));
+        for (int64_t k = 0; k < s0; ++k) r.first.key_labels.push_back(task_.token_name(b.src[k]));
+        for (int64_t t = 0; t < u0; ++t) r.first.ids.push_back(b.tgt_in[t]);
+      }
+      r.first.weights.emplace_back(H, std::vector<std::vector<double>>(u0, std::vector<double>(s0)));
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t t = 0; t < u0; ++t)
+          for (int64_t k = 0; k < s0; ++k) r.first.weights[l][h][t][k] = at(0, h, t, k);
+    }
+    return r;
+  }
+
   std::string describe_data() const override {
     return "task \"" + cfg_.task + "\", inputs of " + std::to_string(cfg_.min_len) + "-" + std::to_string(cfg_.max_len) +
            (cfg_.task == "addition" ? " digits" : " symbols") + ", vocab " + std::to_string(task_.vocab_size()) + ", " +
@@ -185,5 +235,11 @@ class Seq2SeqTask : public Task {
 }  // namespace
 
 std::unique_ptr<Task> make_seq2seq_task(const Config& c, const json&) { return std::make_unique<Seq2SeqTask>(c); }
+
+CrossAttentionReport cross_attention_report(Task& task, int64_t max_examples) {
+  auto* s = dynamic_cast<Seq2SeqTask*>(&task);
+  if (!s) throw ConfigError("inspect: cross-attention needs an encoder-decoder (seq2seq) run");
+  return s->cross_attention(max_examples);
+}
 
 }  // namespace sf

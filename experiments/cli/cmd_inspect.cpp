@@ -2,7 +2,9 @@
 // attention over the prompt, printed, drawn (one PNG per layer) and as an HTML page, with the
 // measured role of every head (see experiments/inspect.h).
 #include <filesystem>
+#include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -29,7 +31,7 @@ void add_inspect_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "a trained GPT's attention over a prompt: printed, as heat maps "
                                             "(PNG per layer) and an HTML page, with each head's measured role");
   cmd->add_option("run", a->run, "a run directory or a checkpoint .json")->required();
-  cmd->add_option("--prompt", a->prompt, "the text to look at (at most block_size tokens)")->required();
+  cmd->add_option("--prompt", a->prompt, "the text to look at (at most block_size tokens); GPT runs only");
   cmd->add_option("--out", a->out, "where the images and the page go (default RUN/inspect)");
   cmd->add_flag("--quiet", a->quiet, "print only the head-role table, not every head's matrix");
   cmd->callback([a] {
@@ -38,15 +40,42 @@ void add_inspect_command(CLI::App& app) {
     nlohmann::json record = read_checkpoint_record(record_path);
     Config c = config_from_json(record.at("config"));
     validate_config(c, /*check_files=*/false);
-    if (is_seq2seq_dataset(c.data.dataset))
-      throw ConfigError("inspect: " + a->run + " is an encoder-decoder (seq2seq) run; inspect reads GPT runs");
-    auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
-    std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
-    load_checkpoint_weights(record_path, record, *model);
-    std::vector<int32_t> ids = tokenizer->encode(a->prompt);
-    std::vector<std::string> labels;
-    for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
-    AttentionMaps maps = attention_maps(*model, ids, labels);
+    AttentionMaps maps;
+    std::string report;  // printed after the maps
+    if (is_seq2seq_dataset(c.data.dataset)) {
+      // Encoder-decoder: the decoder's cross-attention on held-out examples (generated from the
+      // config, so the run folder is all it needs), and where it looks.
+      if (!a->prompt.empty()) throw ConfigError("--prompt: " + a->run + " is an encoder-decoder run; it is inspected on its held-out examples");
+      std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
+      restore_checkpoint(record_path, record, *task, nullptr, nullptr);
+      CrossAttentionReport r = cross_attention_report(*task, 64);
+      maps = r.first;
+      std::ostringstream text;
+      text << "cross-attention (decoder queries, encoder keys) of the first held-out example is drawn below.\n";
+      if (r.alignment.empty()) {
+        text << "task \"" << c.data.dataset << "\": no fixed source position per output token, so no alignment share\n";
+      } else {
+        text << "share of cross-attention on the " << r.alignment << " source position (mean over heads, "
+             << r.examples << " held-out examples, " << r.positions << " output tokens):\n";
+        for (size_t l = 0; l < r.aligned_share.size(); ++l) {
+          char line[64];
+          std::snprintf(line, sizeof line, "  decoder layer %zu: %.3f\n", l, r.aligned_share[l]);
+          text << line;
+        }
+      }
+      report = text.str();
+    } else {
+      if (a->prompt.empty()) throw ConfigError("--prompt: give the text to look at, e.g. --prompt \"ROMEO:\"");
+      auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
+      std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
+      load_checkpoint_weights(record_path, record, *model);
+      std::vector<int32_t> ids = tokenizer->encode(a->prompt);
+      std::vector<std::string> labels;
+      for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
+      maps = attention_maps(*model, ids, labels);
+      report = "head roles (mean attention on the previous token, the first token, earlier copies of the "
+               "current token; row entropy in nats):\n" + format_head_roles(head_roles(maps));
+    }
 
     // RUN/inspect by default (a checkpoint record lives in RUN/checkpoints/).
     fs::path run_dir = fs::is_directory(a->run) ? fs::path(a->run) : fs::path(a->run).parent_path().parent_path();
@@ -57,8 +86,7 @@ void add_inspect_command(CLI::App& app) {
     if (!a->quiet)
       for (int64_t l = 0; l < maps.layers(); ++l)
         for (int64_t h = 0; h < maps.heads(); ++h) std::cout << format_attention(maps, l, h) << "\n";
-    std::cout << "head roles (mean attention on the previous token, the first token, earlier copies of the "
-                 "current token; row entropy in nats):\n" << format_head_roles(head_roles(maps)) << "\n";
+    std::cout << report << "\n";
     for (int64_t l = 0; l < maps.layers(); ++l) {
       std::string png = (out / ("attention_layer" + std::to_string(l) + ".png")).string();
       std::string note = draw_attention_png(maps, l, png, fs::path(a->run).filename().string());
