@@ -40,15 +40,13 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// A trained tiny run (shared by the tests below; trained once per process).
-std::string trained_run() {
-  static std::string dir = [] {
-    Config c = tiny_config("inspect");
-    c.train.steps = 60;
-    quiet_train(c);
-    return c.output.run_dir;
-  }();
-  return dir;
+// A trained tiny run in its own folder: CTest runs each test case as a process of its own, and
+// two of them training into one folder at once would be refused (the run folder's lock).
+std::string trained_run(const std::string& name) {
+  Config c = tiny_config(name);
+  c.train.steps = 60;
+  quiet_train(c);
+  return c.output.run_dir;
 }
 
 }  // namespace
@@ -78,7 +76,7 @@ TEST_CASE("head roles: a previous-token head, a first-token head and a copy head
 }
 
 TEST_CASE("inspect on a trained run: causal rows that sum to 1, a table row per head, a PNG per layer, the page") {
-  std::string run = trained_run();
+  std::string run = trained_run("inspect_cli");
   fs::path out = fs::path(run) / "inspect_test";
   fs::remove_all(out);
   int code = -1;
@@ -119,7 +117,7 @@ TEST_CASE("the attention page in headless Chromium: after its script ran, the ce
     MESSAGE("skipped: no Chromium (scripts/setup.sh --with-browser installs Debian's chromium)");
     return;
   }
-  std::string run = trained_run();
+  std::string run = trained_run("inspect_browser");
   fs::path out = fs::path(run) / "inspect_browser";
   fs::remove_all(out);
   int code = -1;
