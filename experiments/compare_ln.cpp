@@ -40,7 +40,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
     if (!compare.is_object()) throw ConfigError("compare: must be an object");
     CompareOptions& o = study.options;
     const char* valid = "valid: grad_batches, depths, warmup_steps, train_curves, seeds, lrs, quick";
-    for (auto& [key, value] : compare.items()) {
+    for (auto& item : compare.items()) {
+      // (named copies, not a structured binding: clang 14 cannot capture those in a lambda)
+      const std::string key = item.key();
+      const json& value = item.value();
       auto wrong_type = [&] { return ConfigError("compare." + key + ": wrong type, got " + value.dump()); };
       if (key == "grad_batches" || key == "warmup_steps" || key == "seeds") {
         if (!value.is_number_integer()) throw wrong_type();
