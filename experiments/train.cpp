@@ -89,26 +89,43 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 // ---- resume: what may change, and what must not ----
 
 // Keys that may differ between the config a run was trained with (its checkpoint's) and the one
-// it is resumed with. Everything else must match: it would silently change the experiment.
-bool may_change_on_resume(const std::string& section, const std::string& key) {
-  return (section == "train" && (key == "steps" || key == "threads" || key == "log_interval" || key == "samples" ||
-                                 key == "sample_tokens" || key == "reference" || key == "reference_val_loss")) ||
-         section == "output" || section == "description";
+// it is resumed with ("section.*": the whole section). Everything else must match: it would
+// silently change the experiment. (The top-level description is free too: it is not a section.)
+static const std::vector<std::string> kMayChangeOnResume = {
+    "train.steps",     "train.threads",   "train.log_interval",        "train.samples",
+    "train.sample_tokens", "train.reference", "train.reference_val_loss", "output.*"};
+
+static bool may_change_on_resume(const std::string& section, const std::string& key) {
+  for (const std::string& k : kMayChangeOnResume)
+    if (k == section + "." + key || k == section + ".*") return true;
+  return false;
 }
 
-// Compares the config of this session with the one the checkpoint was trained with.
-static void check_resume_config(const Config& config, const json& saved_json, const std::string& record_path) {
+static std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const std::string& item : items) s += (s.empty() ? "" : ", ") + item;
+  return s;
+}
+
+// Compares the config of this session with the one the checkpoint was trained with. The saved
+// config is read back through config_from_json, so a key added to scratchformer since the run
+// was trained compares as its default (which keeps the old behaviour) instead of as missing.
+static void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path) {
+  json saved_json;
+  try {
+    saved_json = config_to_json(config_from_json(saved_record_config));
+  } catch (const ConfigError& e) {
+    throw CheckpointError(record_path + ": its config: " + e.what());
+  }
   json now_json = config_to_json(config);
   for (const auto& [section, obj] : now_json.items()) {
     if (!obj.is_object()) continue;
     for (const auto& [key, value] : obj.items()) {
-      const json* saved = saved_json.contains(section) && saved_json[section].is_object() && saved_json[section].contains(key)
-                              ? &saved_json[section][key] : nullptr;
-      if ((!saved || *saved != value) && !may_change_on_resume(section, key))
-        throw ConfigError(section + "." + key + ": differs from the run being resumed (" +
-                          (saved ? saved->dump() : std::string("absent")) + " in " + record_path + ", now " + value.dump() +
-                          "; was config.json edited?); a resumed run keeps its config except train.steps, train.threads, "
-                          "train.log_interval, train.samples, train.sample_tokens, train.reference* and output.*");
+      const json& saved = saved_json[section][key];
+      if (saved != value && !may_change_on_resume(section, key))
+        throw ConfigError(section + "." + key + ": differs from the run being resumed (" + saved.dump() + " in " +
+                          record_path + ", now " + value.dump() +
+                          "; was config.json edited?); a resumed run keeps its config except " + join(kMayChangeOnResume));
     }
   }
 }

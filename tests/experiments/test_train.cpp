@@ -339,6 +339,22 @@ TEST_CASE("dataset tang trains on the fortunes-zh Tang poems and reports the poe
   CHECK(log.str().find("generated clauses have 5 or 7 characters; the corpus: 95.0% of 3261") != std::string::npos);
 }
 
+TEST_CASE("a run saved before a config key existed resumes: the missing key counts as its default") {
+  Config c = tiny_config("older_record");
+  TrainOptions stop;
+  stop.stop_after = 10;
+  quiet_train(c, stop);
+  std::string last = checkpoint_record_path(c.output.run_dir, "last");
+  json record = read_checkpoint_record(last);
+  REQUIRE(record["config"]["model"].contains("scale_embeddings"));
+  record["config"]["model"].erase("scale_embeddings");  // as a record written before that key was added
+  record.erase("record_sha256");                       // (which had no checksum either)
+  std::ofstream(last) << record.dump(1);
+  TrainOptions resume;
+  resume.resume = true;
+  CHECK(quiet_train(c, resume).steps_done == c.train.steps);
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);
