@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <sstream>
+
+#include "autograd/errors.h"
 
 #include "lessons/lessons.h"
 
@@ -61,10 +64,43 @@ std::string lesson_output(const Lesson& lesson) {
   return out.str();
 }
 
+// ---- language ----
+
+// The slot in every stream's private storage (std::ios_base::iword) that holds its language.
+static int language_slot() {
+  static const int slot = std::ios_base::xalloc();
+  return slot;
+}
+
+void set_language(std::ostream& out, Lang lang) {
+  out.iword(language_slot()) = lang == Lang::zh ? 1 : 0;
+}
+
+Lang language(std::ostream& out) { return out.iword(language_slot()) == 1 ? Lang::zh : Lang::en; }
+
+Lang parse_language(const std::string& text, const std::string& where) {
+  if (text == "en") return Lang::en;
+  if (text == "zh") return Lang::zh;
+  throw ConfigError(where + ": unknown language '" + text + "' (valid: en, zh)");
+}
+
+Lang language_from_environment() {
+  const char* value = std::getenv("SF_LANG");
+  return value && *value ? parse_language(value, "SF_LANG") : Lang::en;
+}
+
+const char* tr(std::ostream& out, const char* en, const char* zh) {
+  return language(out) == Lang::zh ? zh : en;
+}
+
 // ---- printing helpers ----
 
 void heading(std::ostream& out, int step, const std::string& title) {
   out << "\n== " << step << ". " << title << " ==\n";
+}
+
+void heading(std::ostream& out, int step, const char* en, const char* zh) {
+  heading(out, step, std::string(tr(out, en, zh)));
 }
 
 std::string fmt(double x, int precision) {

@@ -14,6 +14,19 @@
 
 namespace sf::lessons {
 
+// The language a lesson prints its headings and explanations in; the numbers are the same in
+// both. The language travels with the stream (set_language(out, Lang::zh)), so a lesson needs no
+// extra argument and two streams can print two languages at once.
+enum class Lang { en, zh };
+void set_language(std::ostream& out, Lang lang);
+Lang language(std::ostream& out);
+// "en" or "zh" -> Lang; anything else throws ConfigError naming `where` and the valid values.
+Lang parse_language(const std::string& text, const std::string& where);
+// The language asked for by the environment: SF_LANG ("en" or "zh"), else English.
+Lang language_from_environment();
+// The text of the stream's language: out << tr(out, "Scores", "注意力分数").
+const char* tr(std::ostream& out, const char* en, const char* zh);
+
 struct Lesson {
   int number;          // 1, 2, ... : the order to read them in
   std::string name;    // what `scratchformer lesson NAME` takes, e.g. "attention"
@@ -33,6 +46,8 @@ std::string lesson_output(const Lesson& lesson);
 // A numbered step heading: "== 2. Scale by sqrt(d_k) ==". The markdown's output blocks refer to
 // steps by these numbers.
 void heading(std::ostream& out, int step, const std::string& title);
+// The same heading in the stream's language.
+void heading(std::ostream& out, int step, const char* en, const char* zh);
 // x with `precision` digits after the point ("0.2750"); -0 prints as 0, inf as "inf".
 std::string fmt(double x, int precision = 4);
 // x in scientific notation with `digits` digits after the point ("6.1035e-05"), "inf", "nan".
