@@ -23,30 +23,43 @@ static std::function<void(std::ostream&)> printing(F f) {
 const std::vector<Lesson>& all_lessons() {
   static const std::vector<Lesson> lessons = {
       {1, "autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
+       "手写自动微分：标量计算图、链式法则、有限差分",
        "01_autograd", printing(run_lesson_autograd)},
       {2, "broadcasting", "Tensors, broadcasting and gradcheck: why backward reduces",
+       "张量、广播与 gradcheck：反向传播为什么要求和",
        "02_broadcasting", printing(run_lesson_broadcasting)},
       {3, "embeddings", "Token embeddings: a lookup is a one-hot matmul, its gradient a scatter-add",
+       "词嵌入：查表就是独热矩阵乘法，梯度是散射累加",
        "03_embeddings", printing(run_lesson_embeddings)},
       {4, "positions", "Positional encoding: sinusoids, learned, RoPE, ALiBi; why order matters",
+       "位置编码：正弦、可学习、RoPE、ALiBi；顺序为什么重要",
        "04_positions", printing(run_lesson_positions)},
       {5, "attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
+       "手算注意力：我 / 喜欢 / 苹果，再加因果掩码和填充掩码",
        "05_attention", printing(run_lesson_attention)},
       {6, "multihead", "Multi-head attention: split and merge, 2,359,296 weights, per-head heat maps",
+       "多头注意力：拆分与合并、2,359,296 个权重、每个头的热力图",
        "06_multihead", printing(run_lesson_multihead)},
       {7, "layernorm", "LayerNorm: statistics per token, scale invariance, its gradient",
+       "层归一化：逐词元统计、尺度不变性、它的梯度",
        "07_layernorm", printing(run_lesson_layernorm)},
       {8, "feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion",
+       "前馈网络：GELU 与 ReLU、4 倍扩展",
        "08_feedforward", printing(run_lesson_feedforward)},
       {9, "encoder", "Encoder block: residual paths, hidden-state norms per sublayer",
+       "编码器块：残差连接、每个子层之后的隐藏状态范数",
        "09_encoder", printing(run_lesson_encoder)},
       {10, "decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
+       "解码器块：因果自注意力、交叉注意力、KV 缓存",
        "10_decoder", printing(run_lesson_decoder)},
       {11, "prenorm", "Pre-LN versus Post-LN: norms of hidden states and gradients per layer",
+       "Pre-LN 与 Post-LN：逐层的隐藏状态范数和梯度范数",
        "11_prenorm", printing(run_lesson_prenorm)},
       {12, "training", "The training loop: warmup schedules, clipping a real spike, AdamW by hand",
+       "训练循环：学习率预热与调度、裁剪一次真实的梯度尖峰、手算 AdamW",
        "12_training", printing(run_lesson_training)},
       {13, "mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
+       "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新",
        "13_mixed_precision", printing(run_lesson_mixed_precision)},
   };
   return lessons;
@@ -58,10 +71,19 @@ const Lesson* find_lesson(const std::string& key) {
   return nullptr;
 }
 
-std::string lesson_output(const Lesson& lesson) {
+std::string lesson_output(const Lesson& lesson, Lang lang) {
   std::ostringstream out;
+  set_language(out, lang);
   lesson.run(out);
   return out.str();
+}
+
+void print_lesson_list(std::ostream& out) {
+  out << tr(out, "Lessons (text in lessons/NN_name.md; run one with `scratchformer lesson NAME`):\n",
+            "课程列表（正文在 lessons/zh/NN_name.md；运行其中一课：`scratchformer lesson NAME`）：\n");
+  for (const Lesson& l : all_lessons())
+    out << std::setw(3) << l.number << "  " << std::left << std::setw(16) << l.name << std::right
+        << (language(out) == Lang::zh ? l.title_zh : l.title) << "\n";
 }
 
 // ---- language ----

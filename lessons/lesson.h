@@ -28,10 +28,11 @@ Lang language_from_environment();
 const char* tr(std::ostream& out, const char* en, const char* zh);
 
 struct Lesson {
-  int number;          // 1, 2, ... : the order to read them in
-  std::string name;    // what `scratchformer lesson NAME` takes, e.g. "attention"
-  std::string title;   // one line for the list
-  std::string file;    // the stem of its .cpp/.md in lessons/, e.g. "05_attention"
+  int number;            // 1, 2, ... : the order to read them in
+  std::string name;      // what `scratchformer lesson NAME` takes, e.g. "attention"
+  std::string title;     // one line for the list
+  std::string title_zh;  // the same line in Chinese
+  std::string file;      // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "05_attention"
   std::function<void(std::ostream&)> run;
 };
 
@@ -39,8 +40,10 @@ struct Lesson {
 const std::vector<Lesson>& all_lessons();
 // A lesson by name ("attention") or number ("5"); nullptr if there is none.
 const Lesson* find_lesson(const std::string& name_or_number);
-// Runs a lesson into a string (what the tests and the doc checker read).
-std::string lesson_output(const Lesson& lesson);
+// Runs a lesson into a string in the given language (what the tests and the doc checker read).
+std::string lesson_output(const Lesson& lesson, Lang lang = Lang::en);
+// The list of lessons, one line each (number, name, title), in the stream's language.
+void print_lesson_list(std::ostream& out);
 
 // ---- printing helpers ----
 // A numbered step heading: "== 2. Scale by sqrt(d_k) ==". The markdown's output blocks refer to

@@ -1,6 +1,7 @@
 // cmd_lesson.cpp: `scratchformer lesson` lists the lessons; `scratchformer lesson NAME` (or its
-// number) runs one and prints it. The lessons and their texts live in lessons/.
-#include <iomanip>
+// number) runs one and prints it. `--lang zh` (or SF_LANG=zh) prints the headings and
+// explanations in Chinese, with the same numbers; error messages stay in English. The lessons
+// and their texts live in lessons/ (Chinese texts in lessons/zh/).
 #include <iostream>
 #include <memory>
 
@@ -15,17 +16,19 @@ namespace sf {
 void add_lesson_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("lesson", "list the lessons, or run one: lesson NAME | lesson NUMBER");
   auto name = std::make_shared<std::string>();
+  auto lang = std::make_shared<std::string>();
   cmd->add_option("name", *name, "the lesson to run (its name or number); omit to list them");
-  cmd->callback([name] {
-    using lessons::Lesson;
+  cmd->add_option("--lang", *lang, "the language of the headings and explanations: en or zh "
+                                   "(default: the SF_LANG environment variable, else en)");
+  cmd->callback([name, lang] {
+    lessons::Lang language = lang->empty() ? lessons::language_from_environment()
+                                           : lessons::parse_language(*lang, "lesson --lang");
+    lessons::set_language(std::cout, language);
     if (name->empty()) {
-      std::cout << "Lessons (text in lessons/NN_name.md; run one with `scratchformer lesson NAME`):\n";
-      for (const Lesson& l : lessons::all_lessons())
-        std::cout << std::setw(3) << l.number << "  " << std::left << std::setw(16) << l.name
-                  << std::right << l.title << "\n";
+      lessons::print_lesson_list(std::cout);
       return;
     }
-    const Lesson* lesson = lessons::find_lesson(*name);
+    const lessons::Lesson* lesson = lessons::find_lesson(*name);
     if (!lesson)
       throw ConfigError("lesson: no lesson named '" + *name +
                         "' (run `scratchformer lesson` for the list)");
