@@ -12,7 +12,7 @@ namespace sf::lessons {
 FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   FeedForwardResult r;
 
-  heading(out, 1, "ReLU, GELU and their slopes");
+  heading(out, 1, "ReLU, GELU and their slopes", "ReLU、GELU 和它们的斜率");
   // [excerpt: activations]
   Tensor x = Tensor::from_vector({-3, -2, -1, -0.5, 0, 0.5, 1, 2, 3}, {9}, DType::f64)
                  .requires_grad_();
@@ -37,19 +37,23 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
         << col(fmt(r.gelu[i], 4), 7) << " | " << col(fmt(r.gelu_tanh[i], 4), 10) << " | "
         << col(fmt(r.drelu[i], 0), 5) << " | " << col(fmt(r.dgelu[i], 4), 7) << "\n";
   }
-  out << "GELU lets a little negative signal through (its minimum is about -0.17 at x = -0.75)\n"
-         "and its slope changes smoothly; ReLU's slope jumps from 0 to 1 at x = 0.\n";
+  out << tr(out,
+            "GELU lets a little negative signal through (its minimum is about -0.17 at x = -0.75)\n"
+            "and its slope changes smoothly; ReLU's slope jumps from 0 to 1 at x = 0.\n",
+            "GELU 会放过一点负信号（最小值约为 -0.17，在 x = -0.75 处），\n"
+            "而且斜率变化平滑；ReLU 的斜率从 0 跳到 1，就在 x = 0 处。\n");
 
-  heading(out, 2, "How close is the tanh approximation?");
+  heading(out, 2, "How close is the tanh approximation?", "tanh 近似有多准？");
   Tensor grid = Tensor::from_vector([] {
     std::vector<double> v;
     for (int i = -600; i <= 600; ++i) v.push_back(i / 100.0);
     return v;
   }(), {1201}, DType::f64);
   r.tanh_approx_max_error = max_abs_diff(gelu(grid).to_vector(), gelu(grid, GeluApprox::tanh).to_vector());
-  out << "largest |gelu(x) - gelu_tanh(x)| on [-6, 6] = " << fmt(r.tanh_approx_max_error, 6) << "\n";
+  out << tr(out, "largest |gelu(x) - gelu_tanh(x)| on [-6, 6] = ", "|gelu(x) - gelu_tanh(x)| 在 [-6, 6] 上的最大值 = ")
+      << fmt(r.tanh_approx_max_error, 6) << "\n";
 
-  heading(out, 3, "The feed-forward block: expand 4x, activate, project back");
+  heading(out, 3, "The feed-forward block: expand 4x, activate, project back", "前馈网络：扩大 4 倍、激活、再投影回来");
   // [excerpt: ffn]
   const int64_t T = 3, C = 4, hidden = 4 * C;
   Generator gen(8);
@@ -68,10 +72,13 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   show(out, "y", y, 3);
   r.shapes = {h_in.size(0), h_in.size(1), a.size(0), a.size(1), y.size(0), y.size(1)};
   r.params_768 = 768 * 3072 + 3072 + 3072 * 768 + 768;
-  out << "parameters for C = 768 (hidden 3072): 768*3072 + 3072 + 3072*768 + 768 = " << r.params_768
-      << "\n  (twice the 2,362,368 of the attention block that precedes it)\n";
+  out << tr(out, "parameters for C = 768 (hidden 3072): 768*3072 + 3072 + 3072*768 + 768 = ",
+            "C = 768（隐藏层 3072）时的参数量：768*3072 + 3072 + 3072*768 + 768 = ")
+      << r.params_768
+      << tr(out, "\n  (twice the 2,362,368 of the attention block that precedes it)\n",
+            "\n  （是它前面那个注意力块 2,362,368 个参数的两倍）\n");
 
-  heading(out, 4, "Dead units: where no gradient flows");
+  heading(out, 4, "Dead units: where no gradient flows", "死神经元：梯度流不过去的地方");
   Tensor batch = Tensor::randn({64, 16}, gen, 1.0, DType::f64);
   Tensor Wb = Tensor::randn({64, 16}, gen, 0.25, DType::f64);
   Tensor pre = linear(batch, Wb).requires_grad_();  // (64 tokens, 64 hidden units)
@@ -83,11 +90,14 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   for (double v : pre.grad().to_vector()) zero_gelu += v == 0.0;
   r.dead_relu_fraction = static_cast<double>(zero_relu) / static_cast<double>(pre.numel());
   r.zero_gelu_grad_fraction = static_cast<double>(zero_gelu) / static_cast<double>(pre.numel());
-  out << "on 64 tokens x 64 hidden units at initialisation:\n"
-      << "  ReLU passes no gradient for " << fmt(100 * r.dead_relu_fraction, 1) << "% of them\n"
-      << "  GELU for " << fmt(100 * r.zero_gelu_grad_fraction, 1)
-      << "% (its slope is small for negative inputs, but not zero)\n"
-      << "a ReLU unit whose input is negative for every token gets no gradient at all and stays dead.\n";
+  out << tr(out, "on 64 tokens x 64 hidden units at initialisation:\n", "初始化时，在 64 个词元 x 64 个隐藏单元上：\n")
+      << tr(out, "  ReLU passes no gradient for ", "  ReLU 对其中 ") << fmt(100 * r.dead_relu_fraction, 1)
+      << tr(out, "% of them\n", "% 的单元不传梯度\n")
+      << tr(out, "  GELU for ", "  GELU 是 ") << fmt(100 * r.zero_gelu_grad_fraction, 1)
+      << tr(out, "% (its slope is small for negative inputs, but not zero)\n",
+            "%（输入为负时斜率很小，但不为零）\n")
+      << tr(out, "a ReLU unit whose input is negative for every token gets no gradient at all and stays dead.\n",
+            "如果某个 ReLU 单元对所有词元的输入都是负的，它就完全得不到梯度，一直“死”下去。\n");
   return r;
 }
 

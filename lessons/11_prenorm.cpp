@@ -78,23 +78,29 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
     targets[i] = static_cast<int32_t>(gen.randint(64));
   }
 
-  heading(out, 1, "The same GPT twice: 12 layers, C = 64, 4 heads, the 2017 Transformer's setting");
+  heading(out, 1, "The same GPT twice: 12 layers, C = 64, 4 heads, the 2017 Transformer's setting",
+          "同一个 GPT 的两种写法：12 层，C = 64，4 个头，2017 年 Transformer 的设置");
   Probe pre = probe("pre", idx, targets);
   Probe post = probe("post", idx, targets);
-  out << "Pre-LN:  x = x + f(LN(x)), then a final LayerNorm   loss " << fmt(pre.loss, 4)
-      << " (model.loss: " << fmt(pre.loss_model, 4) << ")\n";
-  out << "Post-LN: x = LN(x + f(x))                            loss " << fmt(post.loss, 4)
-      << " (model.loss: " << fmt(post.loss_model, 4) << ")\n";
-  out << "(a uniform guess over 64 tokens would give ln(64) = " << fmt(std::log(64.0), 4)
-      << "; the targets are random, so no model can do better)\n";
+  out << tr(out, "Pre-LN:  x = x + f(LN(x)), then a final LayerNorm   loss ",
+            "Pre-LN:  x = x + f(LN(x))，最后再加一个 LayerNorm   损失 ")
+      << fmt(pre.loss, 4) << " (model.loss: " << fmt(pre.loss_model, 4) << ")\n";
+  out << tr(out, "Post-LN: x = LN(x + f(x))                            loss ",
+            "Post-LN: x = LN(x + f(x))                           损失 ")
+      << fmt(post.loss, 4) << " (model.loss: " << fmt(post.loss_model, 4) << ")\n";
+  out << tr(out, "(a uniform guess over 64 tokens would give ln(64) = ", "（在 64 个词元上均匀瞎猜，损失是 ln(64) = ")
+      << fmt(std::log(64.0), 4)
+      << tr(out, "; the targets are random, so no model can do better)\n", "；目标是随机的，任何模型都不可能做得更好）\n");
   r.loss_pre = pre.loss;
   r.loss_post = post.loss;
   r.loss_pre_model = pre.loss_model;
   r.loss_post_model = post.loss_model;
 
-  heading(out, 2, "Per layer: hidden-state norm, its gradient, the block's parameter gradient");
+  heading(out, 2, "Per layer: hidden-state norm, its gradient, the block's parameter gradient",
+          "逐层看：隐藏状态的范数、它的梯度、该块参数的梯度");
   out << "        |        Pre-LN               |        Post-LN\n"
-      << "  layer |  |h|    |dL/dh|   |dL/dW|   |  |h|    |dL/dh|   |dL/dW|\n";
+      << tr(out, "  layer |  |h|    |dL/dh|   |dL/dW|   |  |h|    |dL/dh|   |dL/dW|\n",
+            "  层    |  |h|    |dL/dh|   |dL/dW|   |  |h|    |dL/dh|   |dL/dW|\n");
   for (size_t i = 0; i < pre.hidden.size(); ++i) {
     auto cell = [](double v, int w) { std::string s = fmt(v, 4); return std::string(static_cast<size_t>(std::max(0, w - static_cast<int>(s.size()))), ' ') + s; };
     out << "  " << (i < 10 ? " " : "") << i << "    | " << cell(pre.hidden[i], 6) << "  " << cell(pre.hidden_grad[i], 7)
@@ -108,16 +114,20 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
   r.pre_hidden_grad = pre.hidden_grad;
   r.post_hidden_grad = post.hidden_grad;
 
-  heading(out, 3, "What the table says");
-  out << "Pre-LN:  the stream grows with depth, |h| " << fmt(pre.hidden.front(), 2) << " -> "
-      << fmt(pre.hidden.back(), 2) << ", and the blocks' gradients shrink with it, "
+  heading(out, 3, "What the table says", "这张表说明了什么");
+  out << tr(out, "Pre-LN:  the stream grows with depth, |h| ", "Pre-LN:  残差流随深度变大，|h| ")
+      << fmt(pre.hidden.front(), 2) << " -> " << fmt(pre.hidden.back(), 2)
+      << tr(out, ", and the blocks' gradients shrink with it, ", "，各块的梯度随之变小，")
       << fmt(pre.param_grad.front(), 3) << " -> " << fmt(pre.param_grad.back(), 3) << "\n"
-      << "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients "
-      << (post.param_grad.back() > 1.1 * post.param_grad.front() ? "grow toward the output, " : "do not grow toward the output, ")
+      << tr(out, "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients ",
+            "Post-LN: |h| 固定在 sqrt(C) = 8，梯度")
+      << (post.param_grad.back() > 1.1 * post.param_grad.front()
+              ? tr(out, "grow toward the output, ", "越靠近输出越大，")
+              : tr(out, "do not grow toward the output, ", "并不随靠近输出而变大，"))
       << fmt(post.param_grad.front(), 3) << " -> " << fmt(post.param_grad.back(), 3) << "\n"
-      << "at the last block Post-LN's parameter gradient is "
-      << fmt(post.param_grad.back() / pre.param_grad.back(), 2) << "x Pre-LN's\n";
-  out << "Compare training curves: scratchformer compare configs/compare_ln.json\n";
+      << tr(out, "at the last block Post-LN's parameter gradient is ", "在最后一个块，Post-LN 的参数梯度是 Pre-LN 的 ")
+      << fmt(post.param_grad.back() / pre.param_grad.back(), 2) << tr(out, "x Pre-LN's\n", " 倍\n");
+  out << tr(out, "Compare training curves: ", "比较训练曲线：") << "scratchformer compare configs/compare_ln.json\n";
   return r;
 }
 

@@ -32,7 +32,7 @@ static void make_batch(Generator& gen, bool surprise, IntTensor& idx, IntTensor&
 TrainingResult run_lesson_training(std::ostream& out) {
   TrainingResult r;
 
-  heading(out, 1, "Learning-rate schedules, as numbers");
+  heading(out, 1, "Learning-rate schedules, as numbers", "学习率调度，逐个数字来看");
   // [excerpt: schedules]
   ScheduleOptions cosine;
   cosine.kind = ScheduleKind::cosine;
@@ -48,8 +48,10 @@ TrainingResult run_lesson_training(std::ostream& out) {
   noam.d_model = 512;
   noam.warmup_steps = 4000;
   // [/excerpt]
-  out << "cosine and linear: lr 1e-3, warmup 10 steps, decay to 1e-4 at step 100\n"
-      << "  step |   cosine   |   linear   | cosine, 40 # = 1e-3\n";
+  out << tr(out, "cosine and linear: lr 1e-3, warmup 10 steps, decay to 1e-4 at step 100\n",
+            "余弦与线性：lr 1e-3，预热 10 步，衰减到 1e-4（第 100 步）\n")
+      << tr(out, "  step |   cosine   |   linear   | cosine, 40 # = 1e-3\n",
+            "  步数 |    余弦    |    线性    | 余弦，40 个 # = 1e-3\n");
   for (int64_t s : {0, 1, 4, 9, 10, 25, 50, 75, 99, 100, 150}) {
     double c = lr_at(cosine, s);
     out << "  " << std::string(4 - std::to_string(s).size(), ' ') << s << " | " << fmt_sci(c, 4)
@@ -57,16 +59,21 @@ TrainingResult run_lesson_training(std::ostream& out) {
         << std::string(static_cast<size_t>(std::lround(c / 1e-3 * 40)), '#') << "\n";
     r.cosine.push_back(c);
   }
-  out << "noam (d_model 512, warmup 4000): lr = 512^-0.5 * min(s^-0.5, s * 4000^-1.5), s = step + 1\n";
+  out << tr(out, "noam (d_model 512, warmup 4000): lr = 512^-0.5 * min(s^-0.5, s * 4000^-1.5), s = step + 1\n",
+            "noam（d_model 512，预热 4000 步）：lr = 512^-0.5 * min(s^-0.5, s * 4000^-1.5)，s = step + 1\n");
   for (int64_t s : {0, 1000, 2000, 3999, 8000, 16000, 64000}) {
     double v = lr_at(noam, s);
-    out << "  step " << s << std::string(6 - std::to_string(s).size(), ' ') << " lr " << fmt_sci(v, 4) << "\n";
+    out << tr(out, "  step ", "  第 ") << s << tr(out, "", " 步") << std::string(6 - std::to_string(s).size(), ' ')
+        << " lr " << fmt_sci(v, 4) << "\n";
     r.noam.push_back(v);
   }
-  out << "warmup keeps the first updates small while Adam's second-moment estimates are still\n"
-         "noise; decay lets the model settle into a minimum at the end.\n";
+  out << tr(out,
+            "warmup keeps the first updates small while Adam's second-moment estimates are still\n"
+            "noise; decay lets the model settle into a minimum at the end.\n",
+            "学习率预热让最初几次更新保持很小，因为这时 Adam 的二阶矩估计还只是噪声；\n"
+            "衰减则让模型在最后稳稳落进一个极小值。\n");
 
-  heading(out, 2, "Gradient clipping on a real spike");
+  heading(out, 2, "Gradient clipping on a real spike", "在一次真实的梯度尖峰上做梯度裁剪");
   // [excerpt: spike]
   GPTConfig cfg;
   cfg.vocab_size = 16;
@@ -99,18 +106,26 @@ TrainingResult run_lesson_training(std::ostream& out) {
   r.spike_norm = clip_grad_norm(model.named_parameters(), 1.0);
   r.clipped_norm = grad_norm(model.named_parameters());
   // [/excerpt]
-  out << "a 2-layer GPT learns 0 1 2 ... 7 0 1 ... (AdamW, lr 3e-3, clip at 1.0):\n";
+  out << tr(out, "a 2-layer GPT learns 0 1 2 ... 7 0 1 ... (AdamW, lr 3e-3, clip at 1.0):\n",
+            "一个 2 层的 GPT 学习 0 1 2 ... 7 0 1 ...（AdamW，lr 3e-3，裁剪阈值 1.0）：\n");
   for (int64_t s : {0, 5, 10, 20, 30, 39})
-    out << "  step " << s << std::string(3 - std::to_string(s).size(), ' ') << " loss "
-        << fmt(r.losses[static_cast<size_t>(s)], 4) << "   gradient norm " << fmt(r.norms[static_cast<size_t>(s)], 4) << "\n";
-  out << "then one batch of unseen tokens 8..15 with random targets:\n"
-      << "  loss " << fmt(loss.item(), 4) << "   gradient norm " << fmt(r.spike_norm, 4) << " ("
-      << fmt(r.spike_norm / r.norms.back(), 0) << "x the last step's)\n"
-      << "  after clip_grad_norm(params, 1.0): " << fmt(r.clipped_norm, 6) << "\n";
-  out << "clipping scales the whole gradient by 1.0 / norm: the direction is kept, the step size\n"
-         "is bounded, so one strange batch cannot throw the weights far.\n";
+    out << tr(out, "  step ", "  第 ") << s << tr(out, "", " 步") << std::string(3 - std::to_string(s).size(), ' ')
+        << tr(out, " loss ", " 损失 ") << fmt(r.losses[static_cast<size_t>(s)], 4)
+        << tr(out, "   gradient norm ", "   梯度范数 ") << fmt(r.norms[static_cast<size_t>(s)], 4) << "\n";
+  out << tr(out, "then one batch of unseen tokens 8..15 with random targets:\n",
+            "接着来一批从没见过的词元 8..15，目标是随机的：\n")
+      << tr(out, "  loss ", "  损失 ") << fmt(loss.item(), 4) << tr(out, "   gradient norm ", "   梯度范数 ")
+      << fmt(r.spike_norm, 4) << tr(out, " (", "（是上一步的 ") << fmt(r.spike_norm / r.norms.back(), 0)
+      << tr(out, "x the last step's)\n", " 倍）\n")
+      << tr(out, "  after clip_grad_norm(params, 1.0): ", "  clip_grad_norm(params, 1.0) 之后：")
+      << fmt(r.clipped_norm, 6) << "\n";
+  out << tr(out,
+            "clipping scales the whole gradient by 1.0 / norm: the direction is kept, the step size\n"
+            "is bounded, so one strange batch cannot throw the weights far.\n",
+            "裁剪把整个梯度乘以 1.0 / norm：方向不变，步长有了上限，\n"
+            "一批古怪的数据就没法把权重甩得很远。\n");
 
-  heading(out, 3, "One AdamW step by hand against the optimizer");
+  heading(out, 3, "One AdamW step by hand against the optimizer", "手算一步 AdamW，与优化器对照");
   // [excerpt: adamw_hand]
   const double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01;
   std::vector<double> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
@@ -134,14 +149,19 @@ TrainingResult run_lesson_training(std::ostream& out) {
   r.adamw_by_hand = by_hand;
   r.adamw_optimizer = w.to_vector();
   out << "p     = " << fmt_vec(p0, 4) << "\ng     = " << fmt_vec(g, 4) << "\n";
-  out << "by hand:       " << fmt_vec(by_hand, 6) << "\n";
+  out << tr(out, "by hand:       ", "手算：         ") << fmt_vec(by_hand, 6) << "\n";
   out << "sf::AdamW:     " << fmt_vec(r.adamw_optimizer, 6) << "\n";
   double diff = max_abs_diff(by_hand, r.adamw_optimizer);
-  out << "largest difference: " << (diff < 1e-6 ? "below 1e-6" : fmt(diff, 7))
-      << " (the optimizer works in float32)\n";
-  out << "at t = 1, m_hat / sqrt(v_hat) = g / |g| = sign(g): every weight with a gradient moves by\n"
-         "lr = 0.1 whatever the gradient's size (0.2 and 4.0 alike); a zero gradient moves only by\n"
-         "the decay, 0.5 * lr * wd = 0.0005.\n";
+  out << tr(out, "largest difference: ", "最大差值：")
+      << (diff < 1e-6 ? std::string(tr(out, "below 1e-6", "小于 1e-6")) : fmt(diff, 7))
+      << tr(out, " (the optimizer works in float32)\n", "（优化器用 float32 计算）\n");
+  out << tr(out,
+            "at t = 1, m_hat / sqrt(v_hat) = g / |g| = sign(g): every weight with a gradient moves by\n"
+            "lr = 0.1 whatever the gradient's size (0.2 and 4.0 alike); a zero gradient moves only by\n"
+            "the decay, 0.5 * lr * wd = 0.0005.\n",
+            "在 t = 1 时，m_hat / sqrt(v_hat) = g / |g| = sign(g)：凡是有梯度的权重都移动\n"
+            "lr = 0.1，与梯度大小无关（0.2 和 4.0 一样）；梯度为零的权重只因\n"
+            "权重衰减移动 0.5 * lr * wd = 0.0005。\n");
   return r;
 }
 
