@@ -61,6 +61,8 @@ const std::vector<Lesson>& all_lessons() {
       {13, "mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
        "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新",
        "13_mixed_precision", printing(run_lesson_mixed_precision)},
+      {16, "tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
+       "16_tokenize_zh", printing(run_lesson_tokenize_zh)},
   };
   return lessons;
 }
