@@ -62,6 +62,7 @@ const std::vector<Lesson>& all_lessons() {
        "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新",
        "13_mixed_precision", printing(run_lesson_mixed_precision)},
       {16, "tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
+       "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并",
        "16_tokenize_zh", printing(run_lesson_tokenize_zh)},
   };
   return lessons;
