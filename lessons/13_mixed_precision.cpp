@@ -25,11 +25,16 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
   MixedPrecisionResult r;
 
   heading(out, 1, "Two 16-bit grids", "两种 16 位数值网格");
+  // Significant bits: the stored mantissa bits plus the implicit leading 1; in decimal digits,
+  // bits * log10(2).
+  const double fp16_digits = 11 * std::log10(2.0), bf16_digits = 8 * std::log10(2.0);
+  r.fp16_digits = fp16_digits, r.bf16_digits = bf16_digits;
   out << tr(out,
             "fp16: 1 sign, 5 exponent, 10 mantissa bits. bf16: 1 sign, 8 exponent, 7 mantissa bits\n"
-            "(float32's exponent, so float32's range, with 3 significant digits).\n",
+            "(float32's exponent, so float32's range, with 8 significant bits: about ",
             "fp16：1 位符号、5 位指数、10 位尾数。bf16：1 位符号、8 位指数、7 位尾数\n"
-            "（指数与 float32 相同，所以范围也与 float32 相同，有效数字约 3 位）。\n");
+            "（指数与 float32 相同，所以范围也与 float32 相同；有效位 8 位，约合 ")
+      << fmt(bf16_digits, 1) << tr(out, " decimal digits).\n", " 位十进制有效数字）。\n");
   // [excerpt: grids]
   const double fp16_max = round_to_fp16(65504.0f);                  // (2 - 2^-10) * 2^15
   const double fp16_tiny = round_to_fp16(std::ldexp(1.0f, -24));    // smallest subnormal
@@ -143,10 +148,11 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
             " / 3。跳过的一步什么都不改（权重、\n"
             "Adam 的矩估计、步数都不变）；之后 S 会再翻 2 倍，只要连续 2000 步没有溢出。\n");
   out << tr(out,
-            "bf16 has float32's exponent range, so it needs no loss scaling; it pays with 3 digits of\n"
-            "precision instead of fp16's 3.3.\n",
-            "bf16 的指数范围与 float32 相同，所以不需要损失缩放；代价是精度只有约 3 位有效数字，\n"
-            "而 fp16 有 3.3 位。\n");
+            "bf16 has float32's exponent range, so it needs no loss scaling; it pays with precision:\n"
+            "8 significant bits, ",
+            "bf16 的指数范围与 float32 相同，所以不需要损失缩放；代价是精度：\n有效位 8 位，约 ")
+      << fmt(bf16_digits, 1) << tr(out, " decimal digits, against fp16's 11 bits, ", " 位十进制数字，而 fp16 有 11 位，约 ")
+      << fmt(fp16_digits, 1) << tr(out, " digits.\n", " 位。\n");
   return r;
 }
 

@@ -143,6 +143,7 @@ TrainingResult run_lesson_training(std::ostream& out);
 // 13. Mixed precision.
 struct MixedPrecisionResult {
   std::vector<double> fp16, bf16;   // largest, smallest subnormal, spacing at 1
+  double fp16_digits = 0, bf16_digits = 0;  // significant decimal digits: 11 and 8 bits * log10(2)
   double fp16_65520, fp16_1e8;      // rounding examples: inf, 0
   double grad_fp32, grad_fp16, grad_scaled;  // dL/dW[0,0]: float32, fp16, fp16 with scaling
   double zero_fraction_fp16, zero_fraction_scaled;

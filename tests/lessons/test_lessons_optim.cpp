@@ -54,6 +54,11 @@ TEST_CASE("lesson 13: fp16/bf16 grids, underflow, loss scaling, a skipped step")
   CHECK(r.bf16[0] == std::ldexp(255.0, 120));  // (2 - 2^-7) 2^127 = 3.3895e38
   CHECK(r.bf16[1] == std::ldexp(1.0, -133));
   CHECK(r.bf16[2] == std::ldexp(1.0, -7));
+  // p significant bits leave a spacing of 2^-(p-1) at 1: p = log2(2 / spacing), and
+  // p * log10(2) decimal digits: bf16 8 bits, 2.41 digits (not 3); fp16 11 bits, 3.31.
+  CHECK(r.bf16_digits == doctest::Approx(std::log10(2.0 / r.bf16[2])));
+  CHECK(r.fp16_digits == doctest::Approx(std::log10(2.0 / r.fp16[2])));
+  CHECK(r.bf16_digits == doctest::Approx(2.408).epsilon(1e-3));
   CHECK(std::isinf(r.fp16_65520));
   CHECK(r.fp16_1e8 == 0.0);
   CHECK(r.grad_fp32 == doctest::Approx(2e-8).epsilon(1e-5));
