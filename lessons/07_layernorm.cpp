@@ -48,10 +48,10 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   r.out_stds = sqrt(mean(y * y, {-1})).to_vector();
   out << tr(out, "per-token mean = ", "每个词元的均值   = ") << fmt_vec(r.out_means, 4) << "\n";
   out << tr(out, "per-token std  = ", "每个词元的标准差 = ") << fmt_vec(r.out_stds, 4)
-      << tr(out, "\n  (the quiet token's variance, ", "\n  （安静词元的方差 ") << fmt(r.stds[2] * r.stds[2], 6)
-      << tr(out, ", is only ", " 只有 ") << fmt(r.stds[2] * r.stds[2] / eps, 0)
+      << tr(out, "\n  (the quiet token's variance, ", "\n  （幅度很小的那个词元方差为 ") << fmt(r.stds[2] * r.stds[2], 6)
+      << tr(out, ", is only ", "，仅为 eps 的 ") << fmt(r.stds[2] * r.stds[2] / eps, 0)
       << tr(out, " times eps = 1e-5, so eps shrinks it a little)\n",
-            " 倍的 eps = 1e-5，所以 eps 会把它压小一点）\n");
+            " 倍（eps = 1e-5），所以 eps 会把它的标准差压小一点）\n");
   out << tr(out,
             "a learned gain and bias per channel then set the scale the next layer wants:\n"
             "  y = gamma * LN(x) + beta, gamma and beta of shape (C)\n",
@@ -63,7 +63,7 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   r.scale_invariance = max_abs_diff(y10.to_vector(), y.to_vector());
   show(out, "LN(10 x)", y10, 4);
   out << tr(out, "largest |LN(10 x) - LN(x)| = ", "|LN(10 x) - LN(x)| 的最大值 = ") << fmt(r.scale_invariance, 6)
-      << tr(out, " (all of it from eps, on the quiet token)\n", "（全部来自 eps，出现在安静的那个词元上）\n");
+      << tr(out, " (all of it from eps, on the quiet token)\n", "（全部来自 eps，出现在幅度很小的那个词元上）\n");
 
   heading(out, 4, "The gradient: fused backward against the composed one", "梯度：融合实现的反向传播与组合实现对比");
   // [excerpt: gradient]

@@ -125,13 +125,13 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
   r.base_without = cost_without_cache(base, 50);
   r.base_with = cost_with_cache(base, 50);
   auto row = [&](const char* what, int64_t without, int64_t with) {
-    out << "  " << what << tr(out, ": without cache ", "：不用缓存 ") << format_count(without)
+    out << "  " << what << tr(out, ": without cache ", "  不用缓存 ") << format_count(without)
         << tr(out, ", with cache ", "，用缓存 ") << format_count(with) << tr(out, " (", "（前者是后者的 ")
         << fmt(static_cast<double>(without) / static_cast<double>(with), 1)
         << tr(out, "x fewer)\n", " 倍）\n");
   };
-  row(tr(out, "this model, 4 tokens          ", "这个模型，4 个词元          "), r.tiny_without, r.tiny_with);
-  row(tr(out, "base Transformer, 50 tokens   ", "base Transformer，50 个词元 "), r.base_without, r.base_with);
+  row(tr(out, "this model, 4 tokens          ", "这个模型，4 个词元         "), r.tiny_without, r.tiny_with);
+  row(tr(out, "base Transformer, 50 tokens   ", "base Transformer，50 个词元"), r.base_without, r.base_with);
   out << tr(out,
             "without a cache step t redoes the work of steps 1..t-1, so generating T tokens costs\n"
             "about T^2 / 2 token passes instead of T; the cache trades that for memory:\n"

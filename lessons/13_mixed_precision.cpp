@@ -136,7 +136,7 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
         << tr(out, ", scaled gradient 2 S = ", "，缩放后的梯度 2 S = ") << fmt(2 * S, 0)
         << (2 * S > 65504 ? tr(out, " > 65504: inf", " > 65504：inf") : tr(out, " fits", " 放得下"))
         << tr(out, ", ", "，") << (r.stepped[i] ? tr(out, "step taken", "执行更新") : tr(out, "step SKIPPED", "跳过更新"))
-        << ", W2[0, 0] = " << fmt(r.weights[i], 4) << tr(out, ", next S = ", "，下一个 S = ") << fmt(next, 0)
+        << tr(out, ", W2[0, 0] = ", "，W2[0, 0] = ") << fmt(r.weights[i], 4) << tr(out, ", next S = ", "，下一个 S = ") << fmt(next, 0)
         << "\n";
   }
   r.steps_taken = opt.step_count();

@@ -205,7 +205,8 @@ void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows
     }
     out << "\n";
   }
-  out << "(shades: '  ' 0, ░ 0.25, ▒ 0.5, ▓ 0.75, █ " << fmt(max_value, 2) << ")\n";
+  out << tr(out, "(shades: '  ' 0, ░ 0.25, ▒ 0.5, ▓ 0.75, █ ", "（灰度：'  ' 0，░ 0.25，▒ 0.5，▓ 0.75，█ ")
+      << fmt(max_value, 2) << tr(out, ")\n", "）\n");
 }
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {
