@@ -4,9 +4,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "autograd/errors.h"
@@ -185,10 +189,22 @@ static std::vector<Token> tokenize(const std::string& s) {
       i = j;
     } else {
       if (tokens.empty() || tokens.back().number) tokens.push_back(Token{false, ""});
-      tokens.back().text += s[i++];
+      // A word is text to its end: the digits of "fp16" or "x1" are not numbers.
+      bool word = std::isalpha(static_cast<unsigned char>(s[i]));
+      do tokens.back().text += s[i++];
+      while (word && i < s.size() && std::isalnum(static_cast<unsigned char>(s[i])));
     }
   }
   return tokens;
+}
+
+// Two printed numbers agree to the last digit shown (1.5 units of it; relatively for 1e-05).
+static bool same_number(const Token& x, const Token& y) {
+  if (x.text == y.text) return true;
+  if (x.decimals != y.decimals) return false;
+  double tol = x.decimals >= 0 ? 1.5 * std::pow(10.0, -x.decimals)
+                               : 1e-3 * std::max(std::fabs(x.value), std::fabs(y.value));
+  return std::fabs(x.value - y.value) <= tol;
 }
 
 bool same_printed_text(const std::string& a, const std::string& b) {
@@ -197,17 +213,24 @@ bool same_printed_text(const std::string& a, const std::string& b) {
   for (size_t i = 0; i < ta.size(); ++i) {
     const Token &x = ta[i], &y = tb[i];
     if (x.number != y.number) return false;
-    if (!x.number) {
-      // Column padding may shift by a character when a sign flips on -0.0000 vs 0.0000.
-      if (trim(x.text) != trim(y.text)) return false;
-      continue;
-    }
-    if (x.text == y.text) continue;
-    if (x.decimals != y.decimals) return false;
-    double tol = x.decimals >= 0 ? 1.5 * std::pow(10.0, -x.decimals)
-                                 : 1e-3 * std::max(std::fabs(x.value), std::fabs(y.value));
-    if (std::fabs(x.value - y.value) > tol) return false;
+    // Column padding may shift by a character when a sign flips on -0.0000 vs 0.0000.
+    if (x.number ? !same_number(x, y) : trim(x.text) != trim(y.text)) return false;
   }
+  return true;
+}
+
+static std::vector<Token> numbers_of(const std::string& s) {
+  std::vector<Token> numbers;
+  for (const Token& t : tokenize(s))
+    if (t.number) numbers.push_back(t);
+  return numbers;
+}
+
+bool same_printed_numbers(const std::string& a, const std::string& b) {
+  std::vector<Token> na = numbers_of(a), nb = numbers_of(b);
+  if (na.size() != nb.size()) return false;
+  for (size_t i = 0; i < na.size(); ++i)
+    if (!same_number(na[i], nb[i])) return false;
   return true;
 }
 
@@ -235,6 +258,100 @@ void write_text_file(const std::string& path, const std::string& text) {
   bool ok = ::fsync(fd) == 0;
   ok = ::close(fd) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot write " + path);
+}
+
+}  // namespace sf::lessons
+
+// ---- a lesson's two texts ----
+
+namespace sf::lessons {
+
+std::string text_path(const std::string& root, const Lesson& lesson, Lang lang) {
+  return root + (lang == Lang::zh ? "/lessons/zh/" : "/lessons/") + lesson.file + ".md";
+}
+
+// "excerpt NAME" / "output N" for every tagged block, sorted: the set both texts must share.
+static std::vector<std::string> block_set(const std::vector<DocBlock>& blocks) {
+  std::vector<std::string> set;
+  for (const DocBlock& b : blocks) set.push_back(b.kind + " " + b.key);
+  std::sort(set.begin(), set.end());
+  return set;
+}
+
+static std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s.empty() ? "(none)" : s;
+}
+
+std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson) {
+  std::vector<std::string> problems;
+  auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
+  std::string en_output = lesson_output(lesson, Lang::en);
+  std::string zh_output = lesson.slow ? "" : lesson_output(lesson, Lang::zh);
+  if (!lesson.slow && !same_printed_numbers(en_output, zh_output))
+    problems.push_back(lesson.file + ": the English and Chinese runs print different numbers");
+  std::map<Lang, std::vector<std::string>> sets;
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    std::string path = text_path(root, lesson, lang);
+    if (!std::filesystem::exists(path)) {
+      problems.push_back(path + ": missing (every lesson has an English and a Chinese text)");
+      continue;
+    }
+    std::string md = read_text_file(path);
+    for (int line : untagged_cpp_blocks(md))
+      problems.push_back(path + ":" + std::to_string(line) + ": a ```cpp block with no excerpt tag");
+    // A slow lesson's Chinese blocks are checked by their numbers against the English run.
+    bool by_numbers = lang == Lang::zh && lesson.slow;
+    auto outputs = output_sections(lang == Lang::zh && !lesson.slow ? zh_output : en_output);
+    std::vector<DocBlock> blocks = tagged_blocks(md);
+    sets[lang] = block_set(blocks);
+    for (const DocBlock& b : blocks) {
+      std::string where = path + ":" + std::to_string(b.line) + ": " + b.kind + " " + b.key;
+      const auto& source = b.kind == "excerpt" ? excerpts : outputs;
+      auto it = source.find(b.key);
+      if (it == source.end())
+        problems.push_back(where + ": no such " + (b.kind == "excerpt" ? "excerpt" : "step"));
+      else if (b.kind == "excerpt" ? b.text != it->second
+                                   : by_numbers ? !same_printed_numbers(b.text, it->second)
+                                                : !same_printed_text(b.text, it->second))
+        problems.push_back(where + ": out of date (run lesson_docs)");
+    }
+    if (std::count_if(blocks.begin(), blocks.end(), [](const DocBlock& b) { return b.kind == "excerpt"; }) == 0 ||
+        std::count_if(blocks.begin(), blocks.end(), [](const DocBlock& b) { return b.kind == "output"; }) == 0)
+      problems.push_back(path + ": needs at least one excerpt block and one output block");
+  }
+  if (sets.size() == 2 && sets[Lang::en] != sets[Lang::zh]) {
+    std::vector<std::string> only_en, only_zh;
+    std::set_difference(sets[Lang::en].begin(), sets[Lang::en].end(), sets[Lang::zh].begin(),
+                        sets[Lang::zh].end(), std::back_inserter(only_en));
+    std::set_difference(sets[Lang::zh].begin(), sets[Lang::zh].end(), sets[Lang::en].begin(),
+                        sets[Lang::en].end(), std::back_inserter(only_zh));
+    problems.push_back(lesson.file + ": the two texts tag different blocks (only in English: " +
+                       joined(only_en) + "; only in Chinese: " + joined(only_zh) + ")");
+  }
+  return problems;
+}
+
+std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
+                                           std::vector<std::string>& problems) {
+  std::vector<std::string> changed;
+  auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    std::string path = text_path(root, lesson, lang);
+    if (!std::filesystem::exists(path)) {
+      problems.push_back(path + ": missing (every lesson has an English and a Chinese text)");
+      continue;
+    }
+    std::string md = read_text_file(path);
+    std::vector<std::string> found;
+    std::string synced = sync_markdown(md, excerpts, output_sections(lesson_output(lesson, lang)), found);
+    for (const auto& p : found) problems.push_back(path + ": " + p);
+    if (synced == md) continue;
+    write_text_file(path, synced);
+    changed.push_back(path);
+  }
+  return changed;
 }
 
 }  // namespace sf::lessons

@@ -5,10 +5,18 @@
 // (de-indented), and a fenced block right after `<!-- output: N -->` must equal step N of what the
 // lesson prints (from its "== N. ..." heading to the next heading; `output: all` is everything).
 // `lesson_docs` rewrites those blocks; tests/lessons/ checks that they are up to date.
+//
+// Every lesson has two texts, lessons/NN_name.md (English) and lessons/zh/NN_name.md (Chinese),
+// with the same set of tagged blocks. The Chinese excerpts equal the code like the English ones;
+// the Chinese output blocks equal what the lesson prints in Chinese. A slow lesson (one that
+// trains for minutes, Lesson::slow) is run once per check, in English, and its Chinese output
+// blocks are checked by their numbers against that run.
 #pragma once
 #include <map>
 #include <string>
 #include <vector>
+
+#include "lessons/lesson.h"
 
 namespace sf::lessons {
 
@@ -40,6 +48,22 @@ std::string sync_markdown(const std::string& markdown,
 // (|a - b| <= 1.5 units of the last digit shown): floating-point sums may round differently
 // on another CPU or BLAS thread count, everything else must match exactly.
 bool same_printed_text(const std::string& a, const std::string& b);
+// True when two texts print the same numbers in the same order, each to its last printed digit
+// as above, whatever the words around them (an English and a Chinese run of one lesson).
+bool same_printed_numbers(const std::string& a, const std::string& b);
+
+// The paths of a lesson's two texts under the repository root `root`.
+std::string text_path(const std::string& root, const Lesson& lesson, Lang lang);
+// Everything wrong with a lesson's two texts, one line each naming the file and line: a missing
+// text, an untagged ```cpp block, block sets that differ between the languages, an excerpt or
+// output block that is not current, numbers that differ between the two languages' runs.
+// Runs the lesson twice (en, zh), or once (en) when it is slow. Empty when all is well.
+std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson);
+// Rewrites the tagged blocks of both texts from the code and from a run in each language
+// (this runs slow lessons twice too). Returns the paths it changed; unknown names or steps go
+// to `problems` and leave their blocks as they were.
+std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
+                                           std::vector<std::string>& problems);
 
 std::string read_text_file(const std::string& path);  // throws sf::Error naming the file
 // Writes atomically: a temporary file in the same directory, flushed, then renamed.

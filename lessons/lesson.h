@@ -34,6 +34,9 @@ struct Lesson {
   std::string title_zh;  // the same line in Chinese
   std::string file;      // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "05_attention"
   std::function<void(std::ostream&)> run;
+  // A lesson that trains for minutes. The doc check runs it once, in English, and checks the
+  // Chinese text's output blocks by their numbers against that run (docs.h, same_printed_numbers).
+  bool slow = false;
 };
 
 // Every lesson, in reading order.

@@ -1,6 +1,7 @@
-// lesson_docs: rewrites the tagged code and output blocks of every lesson's markdown from the
-// compiled sources and the real output (`lesson_docs`), or only reports what is out of date
-// (`lesson_docs --check`, exit code 1). tests/lessons/ runs the same check.
+// lesson_docs: rewrites the tagged code and output blocks of every lesson's two texts
+// (lessons/NN_name.md and lessons/zh/NN_name.md) from the compiled sources and the real output
+// in each language (`lesson_docs`), or only reports what is out of date (`lesson_docs --check`,
+// exit code 1). tests/lessons/ runs the same check (check_lesson_texts in docs.h).
 #include <iostream>
 #include <string>
 
@@ -15,22 +16,14 @@ int main(int argc, char** argv) {
   int stale = 0;
   try {
     for (const Lesson& l : all_lessons()) {
-      std::string md_path = root + "/lessons/" + l.file + ".md";
-      std::string md = read_text_file(md_path);
-      auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + l.file + ".cpp"));
-      auto outputs = output_sections(lesson_output(l));
       std::vector<std::string> problems;
-      std::string synced = sync_markdown(md, excerpts, outputs, problems);
-      for (const auto& p : problems) std::cerr << md_path << ": " << p << "\n";
-      stale += static_cast<int>(problems.size());
-      if (synced == md) continue;
       if (check) {
-        std::cerr << md_path << ": out of date (run lesson_docs)\n";
-        ++stale;
+        problems = check_lesson_texts(root, l);
       } else {
-        write_text_file(md_path, synced);
-        std::cout << "updated " << md_path << "\n";
+        for (const auto& path : sync_lesson_texts(root, l, problems)) std::cout << "updated " << path << "\n";
       }
+      for (const auto& p : problems) std::cerr << p << "\n";
+      stale += static_cast<int>(problems.size());
     }
   } catch (const sf::Error& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -8,10 +8,6 @@
 
 using namespace sf::lessons;
 
-static std::string lesson_path(const Lesson& l, const char* ext) {
-  return std::string(SF_SOURCE_DIR) + "/lessons/" + l.file + ext;
-}
-
 TEST_CASE("the registry lists the lessons in order, findable by name and number") {
   const auto& lessons = all_lessons();
   REQUIRE(!lessons.empty());
@@ -54,35 +50,103 @@ TEST_CASE("printed text compares numbers to their last digit, everything else ex
   CHECK(!same_printed_text("0.27", "0.2700"));
   CHECK(same_printed_text("[ -0.0000]", "[  0.0000]"));
   CHECK(same_printed_text("fp16 (2, 3) 1e-08", "fp16 (2, 3) 1e-08"));
+  CHECK(!same_printed_text("fp16 (2, 3)", "fp17 (2, 3)"));  // digits in a word are text
 }
 
-// One test per lesson: it runs, every tagged block of its .md is current, and no ```cpp block
-// of the text escapes the check.
-TEST_CASE("every lesson's text shows its compiled code and its real output") {
+TEST_CASE("same_printed_numbers compares the numbers only, in order") {
+  CHECK(same_printed_numbers("weights = [0.2750, 0.3444]", "权重 = [0.2751, 0.3444]"));
+  CHECK(!same_printed_numbers("weights = [0.2750, 0.3444]", "权重 = [0.3444, 0.2750]"));
+  CHECK(!same_printed_numbers("step 3 of 4", "第 3 步"));
+  CHECK(!same_printed_numbers("0.27", "0.2700"));
+  CHECK(same_printed_numbers("dW[0, 0] in float32: 2", "float32 下的 dW[0, 0]：2"));
+}
+
+// A lesson and its two texts in a scratch folder, to see what the checker reports.
+struct FakeLesson {
+  std::filesystem::path root;
+  Lesson lesson;
+  int runs = 0;
+  explicit FakeLesson(const std::string& tag) {
+    root = std::filesystem::temp_directory_path() / ("sf_test_docs_" + tag);
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root / "lessons" / "zh");
+    write("lessons/99_fake.cpp", "// [excerpt: code]\nint x = 1;\n// [/excerpt]\n");
+    lesson = {99, "fake", "A fake lesson", "假课程", "99_fake", [this](std::ostream& out) {
+                ++runs;
+                heading(out, 1, "Step", "步骤");
+                out << tr(out, "loss ", "损失 ") << fmt(2.5, 2) << "\n";
+              }};
+  }
+  ~FakeLesson() { std::filesystem::remove_all(root); }
+  void write(const std::string& rel, const std::string& text) {
+    write_text_file((root / rel).string(), text);
+  }
+  std::vector<std::string> check() { return check_lesson_texts(root.string(), lesson); }
+};
+
+static std::string text(const std::string& words, const std::string& output) {
+  return words + "\n<!-- excerpt: code -->\n```cpp\nint x = 1;\n```\n<!-- output: 1 -->\n```text\n" +
+         output + "```\n";
+}
+
+static bool mentions(const std::vector<std::string>& problems, const std::string& what) {
+  for (const auto& p : problems)
+    if (p.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST_CASE("the checker reads both texts: each against the run in its own language") {
+  FakeLesson f("both");
+  f.write("lessons/99_fake.md", text("Words.", "== 1. Step ==\nloss 2.50\n"));
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
+  CHECK(f.check().empty());
+  CHECK(f.runs == 2);  // once in each language
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. Step ==\nloss 2.50\n"));  // English output
+  CHECK(mentions(f.check(), "zh/99_fake.md:6: output 1: out of date"));
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.60\n"));
+  CHECK(mentions(f.check(), "zh/99_fake.md:6: output 1: out of date"));
+}
+
+TEST_CASE("the checker fails a lesson without its Chinese text, or with other blocks in it") {
+  FakeLesson f("sets");
+  f.write("lessons/99_fake.md", text("Words.", "== 1. Step ==\nloss 2.50\n"));
+  CHECK(mentions(f.check(), "zh/99_fake.md: missing"));
+  f.write("lessons/zh/99_fake.md", "只有文字，没有代码块。\n");
+  auto problems = f.check();
+  CHECK(mentions(problems, "only in English: excerpt code, output 1; only in Chinese: (none)"));
+  CHECK(mentions(problems, "zh/99_fake.md: needs at least one excerpt block and one output block"));
+}
+
+TEST_CASE("a slow lesson runs once, and its Chinese output blocks are checked by their numbers") {
+  FakeLesson f("slow");
+  f.lesson.slow = true;
+  f.write("lessons/99_fake.md", text("Words.", "== 1. Step ==\nloss 2.50\n"));
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
+  CHECK(f.check().empty());
+  CHECK(f.runs == 1);
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.70\n"));
+  CHECK(mentions(f.check(), "zh/99_fake.md:6: output 1: out of date"));
+}
+
+TEST_CASE("sync_lesson_texts rewrites both texts from the runs in their languages") {
+  FakeLesson f("sync");
+  f.write("lessons/99_fake.md", text("Words.", "old\n"));
+  f.write("lessons/zh/99_fake.md", text("文字。", "旧\n"));
+  std::vector<std::string> problems;
+  CHECK(sync_lesson_texts(f.root.string(), f.lesson, problems).size() == 2);
+  CHECK(problems.empty());
+  CHECK(read_text_file((f.root / "lessons/zh/99_fake.md").string()) ==
+        text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
+  CHECK(f.check().empty());
+}
+
+// One test per lesson: it runs in both languages, and every tagged block of both its texts is
+// current (check_lesson_texts lists what is not).
+TEST_CASE("every lesson's two texts show its compiled code and its real output") {
   for (const Lesson& l : all_lessons()) {
     CAPTURE(l.file);
-    REQUIRE(std::filesystem::exists(lesson_path(l, ".md")));
-    std::string md = read_text_file(lesson_path(l, ".md"));
-    auto excerpts = extract_excerpts(read_text_file(lesson_path(l, ".cpp")));
-    std::string output = lesson_output(l);
-    auto outputs = output_sections(output);
-    CHECK(untagged_cpp_blocks(md).empty());
-    auto blocks = tagged_blocks(md);
-    int n_excerpts = 0, n_outputs = 0;
-    for (const DocBlock& b : blocks) {
-      CAPTURE(b.line);
-      CAPTURE(b.key);
-      if (b.kind == "excerpt") {
-        ++n_excerpts;
-        REQUIRE(excerpts.count(b.key) == 1);
-        CHECK(b.text == excerpts[b.key]);
-      } else {
-        ++n_outputs;
-        REQUIRE(outputs.count(b.key) == 1);
-        CHECK(same_printed_text(b.text, outputs[b.key]));
-      }
-    }
-    CHECK(n_excerpts >= 1);
-    CHECK(n_outputs >= 1);
+    std::vector<std::string> problems = check_lesson_texts(SF_SOURCE_DIR, l);
+    for (const auto& p : problems) FAIL_CHECK(p);
+    CHECK(!l.title_zh.empty());
   }
 }
