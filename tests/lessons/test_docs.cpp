@@ -150,3 +150,20 @@ TEST_CASE("every lesson's two texts show its compiled code and its real output")
     CHECK(!l.title_zh.empty());
   }
 }
+
+// A text's prose numbers: HTML comments and link targets removed.
+static std::string prose(std::string md) {
+  for (size_t a, b; (a = md.find("<!--")) != std::string::npos && (b = md.find("-->", a)) != std::string::npos;)
+    md.erase(a, b + 3 - a);
+  for (size_t a, b; (a = md.find("](")) != std::string::npos && (b = md.find(')', a)) != std::string::npos;)
+    md.erase(a, b + 1 - a);
+  return md;
+}
+
+TEST_CASE("the Chinese study report quotes the English one's numbers, all of them, in order") {
+  std::string root = std::string(SF_SOURCE_DIR) + "/lessons/";
+  std::string en = read_text_file(root + "11_prenorm_study.md");
+  std::string zh = read_text_file(root + "zh/11_prenorm_study.md");
+  CHECK(same_printed_numbers(prose(en), prose(zh)));
+  CHECK(prose("a [b 1](x/2.md) <!-- 3 --> 4") == "a [b 1  4");
+}
