@@ -18,6 +18,7 @@ void add_config_doc_command(CLI::App& app);  // cmd_config_doc.cpp
 void add_lesson_command(CLI::App& app);      // cmd_lesson.cpp
 void add_compare_command(CLI::App& app);     // cmd_compare.cpp
 void add_inspect_command(CLI::App& app);     // cmd_inspect.cpp
+void add_exercise_command(CLI::App& app);    // cmd_exercise.cpp
 
 // The process exit code a subcommand asks for (0 unless it sets it, e.g. gradcheck failures).
 void set_exit_code(int code);

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   sf::add_lesson_command(app);
   sf::add_compare_command(app);
   sf::add_inspect_command(app);
+  sf::add_exercise_command(app);
 
   try {
     sf::init_threads_from_env();

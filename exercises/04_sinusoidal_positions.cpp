@@ -1,0 +1,26 @@
+// Exercise 4 (lesson 4, positions): the sinusoidal position table of "Attention Is All You Need".
+//
+// Each position p gets a vector of C numbers: pairs of sine and cosine waves, one frequency
+// per pair, from one cycle per 2 pi positions down to one per 10000 * 2 pi.
+//
+//   shapes:  T positions, C channels (even), first position `offset` -> PE (T, C), float64
+//   formula: for row t, position p = offset + t, and column pair i (columns 2i and 2i + 1):
+//              PE[t, 2i]     = sin(p / 10000^(2i / C))
+//              PE[t, 2i + 1] = cos(p / 10000^(2i / C))
+//   hint:    fill a std::vector<double> of T * C values (row t starts at t * C) with std::sin,
+//            std::cos and std::pow, then Tensor::from_vector(values, {T, C}, DType::f64).
+//            Column c belongs to pair c / 2, so its exponent is (c - c % 2) / C.
+//
+// Check it: scratchformer exercise check 4   (or ./run.sh exercise 4)
+#include <cmath>
+
+#include "exercises/exercise.h"
+
+namespace sf::exercise {
+
+Tensor sinusoidal_positions(int64_t T, int64_t C, int64_t offset) {
+  // TODO: return PE (T, C).
+  todo("sinusoidal_positions in exercises/04_sinusoidal_positions.cpp");
+}
+
+}  // namespace sf::exercise

@@ -1,0 +1,36 @@
+// Exercise 9 (lesson 5, attention): the online softmax, the trick inside FlashAttention.
+//
+// softmax needs the row max before it can exponentiate, which seems to require two passes over
+// the scores. The online softmax keeps a running state (max m, sum l of e^(score - m)) and
+// fixes the sum whenever the max changes, so one pass suffices; two blocks of scores processed
+// separately (on two threads, or two tiles of keys) can be merged afterwards. The probabilities
+// are then e^(x_i - m) / l.
+//
+//   state:   SoftmaxState{max, sum}; an empty state is {-inf, 0}
+//   update:  for a new score x:  m' = max(m, x),  l' = l e^(m - m') + e^(x - m')
+//   merge:   m = max(m_a, m_b),  l = l_a e^(m_a - m) + l_b e^(m_b - m)
+//   hint:    std::exp and std::max. Never exponentiate a raw score (e^1000 is inf), only
+//            differences to a max, which are <= 0.
+//   edges:   a -inf score (a masked key) adds e^-inf = 0, but e^(-inf - (-inf)) is nan: leave
+//            the state unchanged for it. Merging two empty states gives an empty state.
+//
+// Check it: scratchformer exercise check 9   (or ./run.sh exercise 9)
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "exercises/exercise.h"
+
+namespace sf::exercise {
+
+void online_softmax_update(SoftmaxState& state, double score) {
+  // TODO: fold `score` into state.max and state.sum.
+  todo("online_softmax_update in exercises/09_online_softmax.cpp");
+}
+
+SoftmaxState online_softmax_merge(const SoftmaxState& a, const SoftmaxState& b) {
+  // TODO: return the state of both blocks together.
+  todo("online_softmax_merge in exercises/09_online_softmax.cpp");
+}
+
+}  // namespace sf::exercise

@@ -1,0 +1,30 @@
+// Exercise 10 (lesson 6, multi-head attention): splitting into heads and merging them back.
+//
+// Multi-head attention cuts the C channels of every token into H heads of D = C / H channels
+// and runs attention on each head separately; afterwards the heads are put side by side again.
+//
+//   shapes:  split_heads: x (B, T, C), H -> (B, H, T, D)
+//            merge_heads: x (B, H, T, D) -> (B, T, H * D)
+//   formula: split: channel h * D + d of token t becomes element (h, t, d);
+//            merge is its inverse
+//   hint:    split = reshape to (B, T, H, D), then swap axes 1 and 2 (sf::transpose(x, 1, 2));
+//            merge = swap axes 1 and 2 back, then reshape to (B, T, H * D). sf::reshape and
+//            sf::transpose keep the autograd graph, which the checker differentiates.
+//
+// Check it: scratchformer exercise check 10   (or ./run.sh exercise 10)
+#include "autograd/ops.h"
+#include "exercises/exercise.h"
+
+namespace sf::exercise {
+
+Tensor split_heads(const Tensor& x, int64_t H) {
+  // TODO: return (B, H, T, D).
+  todo("split_heads in exercises/10_split_merge_heads.cpp");
+}
+
+Tensor merge_heads(const Tensor& x) {
+  // TODO: return (B, T, H * D).
+  todo("merge_heads in exercises/10_split_merge_heads.cpp");
+}
+
+}  // namespace sf::exercise

@@ -1,0 +1,25 @@
+// Exercise 14 (lesson 10, the decoder and the KV cache): appending to a KV cache.
+//
+// When a decoder generates token by token, the keys and values of the earlier tokens do not
+// change, so each layer keeps them (sf::KVCache, nn/attention.h) and only the new token's are
+// computed; attention then runs the new query over every cached key.
+//
+//   shapes:  cache.k, cache.v (B, H, S, D), undefined while empty (cache.k.defined() is false);
+//            k, v (B, H, T_new, D) -> cache.k, cache.v (B, H, S + T_new, D)
+//   formula: the new keys go after the old ones along the time axis (axis 2)
+//   hint:    sf::concat({cache.k, k}, 2). An empty cache simply takes k and v.
+//   edges:   keys whose B, H or D differ from the cache's are a mistake: throw sf::ShapeError
+//            naming both shapes (sf::concat already throws one).
+//
+// Check it: scratchformer exercise check 14   (or ./run.sh exercise 14)
+#include "autograd/ops.h"
+#include "exercises/exercise.h"
+
+namespace sf::exercise {
+
+void kv_cache_append(KVCache& cache, const Tensor& k, const Tensor& v) {
+  // TODO: append k and v to the cache.
+  todo("kv_cache_append in exercises/14_kv_cache_append.cpp");
+}
+
+}  // namespace sf::exercise

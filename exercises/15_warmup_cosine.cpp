@@ -1,0 +1,26 @@
+// Exercise 15 (lesson 12, the training loop): the learning rate of warmup + cosine decay.
+//
+// The rate climbs linearly for W steps (Adam's early updates are noisy), then falls along half a
+// cosine to min_lr at step S, and stays there.
+//
+//   input:   schedule {lr (peak), min_lr, warmup_steps W, decay_steps S > W}, step (0 = first)
+//   formula: step < W:  lr (step + 1) / (W + 1)          (starts above zero, like the framework)
+//            else:      q = min(1, (step - W) / (S - W))
+//                       min_lr + (lr - min_lr) (1 + cos(pi q)) / 2
+//   hint:    compute q in double (static_cast<double>), std::cos and std::numbers::pi.
+//
+// Check it: scratchformer exercise check 15   (or ./run.sh exercise 15)
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "exercises/exercise.h"
+
+namespace sf::exercise {
+
+double warmup_cosine_lr(const CosineSchedule& schedule, int64_t step) {
+  // TODO: return the learning rate of update `step`.
+  todo("warmup_cosine_lr in exercises/15_warmup_cosine.cpp");
+}
+
+}  // namespace sf::exercise

@@ -1,0 +1,121 @@
+// check_util.cpp: comparing values, wrapping a learner's backward as an op, and the float64
+// gradient check, each reporting in words a learner can act on.
+#include <cmath>
+#include <cstdio>
+
+#include "autograd/gradcheck.h"
+#include "autograd/graph.h"
+#include "exercises/check/checker.h"
+
+namespace sf::exercise {
+
+static std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", x);
+  return buf;
+}
+
+static bool close(double e, double g, double atol, double rtol) {
+  if (std::isnan(e) || std::isnan(g)) return std::isnan(e) && std::isnan(g);
+  if (e == g) return true;  // equal infinities
+  return std::fabs(e - g) <= atol + rtol * std::fabs(e);
+}
+
+// "(1, 2)" for flat element `flat` of a row-major `shape`.
+static std::string index_str(int64_t flat, const Shape& shape) {
+  Shape index(shape.size(), 0);
+  for (size_t k = shape.size(); k-- > 0;) {
+    index[k] = shape[k] ? flat % shape[k] : 0;
+    flat = shape[k] ? flat / shape[k] : 0;
+  }
+  return shape_str(index);
+}
+
+// The first difference between two flat value lists; `where` turns a flat index into words.
+static std::string first_difference(const std::vector<double>& e, const std::vector<double>& g,
+                                    double atol, double rtol,
+                                    const std::function<std::string(int64_t)>& where) {
+  int64_t first = -1, differ = 0;
+  for (size_t i = 0; i < e.size(); ++i)
+    if (!close(e[i], g[i], atol, rtol)) {
+      if (first < 0) first = static_cast<int64_t>(i);
+      ++differ;
+    }
+  if (first < 0) return "";
+  return "at " + where(first) + ": expected " + num(e[first]) + ", got " + num(g[first]) + " (" +
+         std::to_string(differ) + " of " + std::to_string(e.size()) + " values differ)";
+}
+
+std::string compare(const Tensor& expected, const Tensor& got, double atol, double rtol) {
+  if (!got.defined()) return "your function returned an empty (undefined) Tensor";
+  if (got.shape() != expected.shape())
+    return "shape: expected " + shape_str(expected.shape()) + ", got " + shape_str(got.shape());
+  const Shape shape = expected.shape();
+  return first_difference(expected.to_vector(), got.to_vector(), atol, rtol,
+                          [&](int64_t i) { return index_str(i, shape); });
+}
+
+std::string compare(const std::vector<double>& expected, const std::vector<double>& got,
+                    double atol, double rtol) {
+  if (got.size() != expected.size())
+    return "size: expected " + std::to_string(expected.size()) + " values, got " + std::to_string(got.size());
+  return first_difference(expected, got, atol, rtol,
+                          [](int64_t i) { return "[" + std::to_string(i) + "]"; });
+}
+
+std::string compare(double expected, double got, double atol, double rtol) {
+  if (close(expected, got, atol, rtol)) return "";
+  return "expected " + num(expected) + ", got " + num(got);
+}
+
+Tensor random_f64(const Shape& shape, uint64_t seed, double stddev) {
+  Generator gen(seed);
+  return Tensor::randn(shape, gen, stddev, DType::f64);
+}
+
+Tensor op_with_backward(const std::vector<Tensor>& inputs,
+                        const std::function<Tensor(const std::vector<Tensor>&)>& forward,
+                        const LearnerBackward& backward, const std::vector<std::string>& input_names) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = forward(inputs);
+  }
+  // The closure keeps a detached handle on the output: the output itself would hold its own node.
+  Tensor saved = out.detach();
+  return record(out, "exercise", inputs, [inputs, saved, backward, input_names](const Tensor& dout) {
+    std::vector<Tensor> grads;
+    {
+      NoGradGuard no_grad;
+      grads = backward(inputs, saved, dout);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].requires_grad()) continue;
+      const std::string& name = input_names.at(i);
+      if (i >= grads.size() || !grads[i].defined())
+        throw CheckFailed("your backward returned no gradient for " + name);
+      if (grads[i].shape() != inputs[i].shape())
+        throw CheckFailed("your backward returned d" + name + " of shape " + shape_str(grads[i].shape()) +
+                          ", but " + name + " is " + shape_str(inputs[i].shape()) +
+                          " (a gradient has its input's shape)");
+      accumulate_grad(inputs[i], grads[i].to(inputs[i].dtype()));
+    }
+  });
+}
+
+std::string gradient_check(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                           const std::vector<Tensor>& inputs, const std::vector<std::string>& input_names) {
+  Tensor probe = f(inputs);
+  if (!probe.defined()) return "your function returned an empty (undefined) Tensor";
+  if (!probe.requires_grad())
+    return "the result has no gradient history, so backward() cannot reach the inputs (build it "
+           "from sf ops on the input tensors, without detach() or copying values out)";
+  if (probe.dtype() != DType::f64) return "the result is float32 for float64 inputs; keep the inputs' dtype";
+  GradcheckResult r = gradcheck(f, inputs);
+  if (r.ok) return "";
+  const std::string name = r.worst_input >= 0 ? input_names.at(static_cast<size_t>(r.worst_input)) : "?";
+  return "d out" + shape_str(r.worst_output) + " / d " + name + shape_str(r.worst_index) +
+         ": backward gives " + num(r.analytic) + ", finite differences give " + num(r.numeric);
+}
+
+}  // namespace sf::exercise

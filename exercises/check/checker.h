@@ -1,0 +1,117 @@
+// checker.h: how an exercise is checked, and the helpers every check uses.
+//
+// An exercise's checks run in order (forward values, then a float64 gradient check of the
+// learner's backward, then edge cases). The first one that does not hold ends the exercise with
+// what a learner can act on: the check's name, where it differs, the expected and the actual
+// value, and a hint. A stub (NotImplemented) ends it as "not implemented yet". The same checking
+// code is linked once against the learner's exercises/ and once against exercises/solutions/.
+#pragma once
+#include <functional>
+#include <iosfwd>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.h"
+
+namespace sf::exercise {
+
+enum class Outcome { passed, failed, not_implemented };
+const char* outcome_name(Outcome o);  // "passed", "failing", "not implemented yet"
+
+// A check that does not hold, thrown from inside helpers (e.g. a backward returning the wrong
+// shape while gradcheck runs it); Report::check turns it into the check's failure text.
+struct CheckFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The run of one exercise: the lines to print and how it ended.
+class Report {
+ public:
+  // Runs one check: `f` returns "" when it holds, else what differs ("at (0, 2): expected ...").
+  // NotImplemented ends the exercise as not implemented; any other exception from the learner's
+  // code fails the check, quoting its message. Once a check has not held, later ones are skipped
+  // (they would repeat the first problem). Returns whether this check held.
+  bool check(const std::string& name, const std::function<std::string()>& f,
+             const std::string& hint);
+  Outcome outcome() const { return outcome_; }
+  int checks_passed() const { return passed_; }
+  const std::vector<std::string>& lines() const { return lines_; }
+
+ private:
+  Outcome outcome_ = Outcome::passed;
+  int passed_ = 0;
+  std::vector<std::string> lines_;
+};
+
+struct Exercise {
+  int number;          // 1, 2, ...: the course order
+  std::string title;   // "softmax forward"
+  int lesson;          // the lesson it belongs to
+  std::string file;    // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
+  std::function<void(Report&)> run;
+};
+
+// Every exercise, in course order.
+const std::vector<Exercise>& all_exercises();
+// An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid range.
+const Exercise& find_exercise(const std::string& number);
+// Runs one exercise's checks; the learner's code cannot make it throw.
+Report run_exercise(const Exercise& e);
+
+// `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
+int print_check(const std::string& which, std::ostream& out);
+// `exercise list`: each exercise, its lesson, and whether the learner's copy passes.
+void print_list(std::ostream& out);
+
+// ---- helpers for the checks (check_util.cpp) ----
+
+// "" when got equals expected within |e - g| <= atol + rtol |e| everywhere (equal infinities and
+// NaN against NaN count as equal), else "at (1, 2): expected 0.268941, got 0.5 (3 of 12 values
+// differ)". Names the shape when the shapes differ and says so when `got` is undefined.
+std::string compare(const Tensor& expected, const Tensor& got, double atol = 1e-9, double rtol = 1e-7);
+std::string compare(const std::vector<double>& expected, const std::vector<double>& got,
+                    double atol = 1e-9, double rtol = 1e-7);
+std::string compare(double expected, double got, double atol = 1e-9, double rtol = 1e-7);
+
+// A float64 tensor of normal(0, stddev) values, seeded (checks are deterministic).
+Tensor random_f64(const Shape& shape, uint64_t seed, double stddev = 1.0);
+
+// The learner's backward, as the graph calls it: from the op's inputs, its output and dout, the
+// gradient of each input (undefined for an input without one).
+using LearnerBackward =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const Tensor& out, const Tensor& dout)>;
+// An op whose forward is the framework's `forward` and whose backward is the learner's: what
+// gradcheck runs to test a hand-written backward. A gradient of the wrong shape, or an undefined
+// one, throws CheckFailed naming `input_names[i]`.
+Tensor op_with_backward(const std::vector<Tensor>& inputs,
+                        const std::function<Tensor(const std::vector<Tensor>&)>& forward,
+                        const LearnerBackward& backward, const std::vector<std::string>& input_names);
+
+// Float64 finite differences against backward() for f (sf::gradcheck, torch's tolerances), in
+// the learner's words: "" when it holds, else "d out(0, 1) / d x(0, 2): backward gives 0.5,
+// finite differences give 0.25". A result without gradient history is named as such.
+std::string gradient_check(const std::function<Tensor(const std::vector<Tensor>&)>& f,
+                           const std::vector<Tensor>& inputs, const std::vector<std::string>& input_names);
+
+// Each exercise's checks, one function per exercise (check_*.cpp).
+void check_tanh_backward(Report& r);
+void check_sum_to_shape(Report& r);
+void check_embedding_backward(Report& r);
+void check_sinusoidal_positions(Report& r);
+void check_softmax_forward(Report& r);
+void check_softmax_backward(Report& r);
+void check_cross_entropy(Report& r);
+void check_causal_attention(Report& r);
+void check_online_softmax(Report& r);
+void check_split_merge_heads(Report& r);
+void check_layer_norm_forward(Report& r);
+void check_layer_norm_backward(Report& r);
+void check_gelu(Report& r);
+void check_kv_cache_append(Report& r);
+void check_warmup_cosine(Report& r);
+void check_clip_grad_norm(Report& r);
+void check_adamw_step(Report& r);
+void check_loss_scaler(Report& r);
+
+}  // namespace sf::exercise

@@ -1,0 +1,124 @@
+// exercise.h: the functions a learner writes, one exercise file each (exercises/NN_name.cpp).
+//
+// Every exercise file includes this header, so a signature that drifts from what the checker
+// calls is a compile error, not a mystery. The checker (exercises/check/) calls these functions
+// and compares them with the framework's own ops; the reference solutions in
+// exercises/solutions/ define the same functions (spoilers).
+//
+// A stub's body is `todo("...")`, which throws NotImplemented: the checker reports
+// "not implemented yet" for it instead of a failure.
+//
+// Legend: B batch, T time (queries), S keys, C channels, H heads, D head size, V vocab, N rows.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/int_tensor.h"
+#include "autograd/tensor.h"
+#include "nn/attention.h"  // KVCache
+
+namespace sf::exercise {
+
+// Thrown by an exercise that has not been written yet.
+struct NotImplemented : std::logic_error {
+  using std::logic_error::logic_error;
+};
+// The body of every stub: throws NotImplemented naming the function.
+[[noreturn]] inline void todo(const char* function) { throw NotImplemented(function); }
+
+// ---- lesson 1: autograd ----
+// 01: dx of y = tanh(x), from the saved output y and the incoming gradient dy.
+Tensor tanh_backward(const Tensor& y, const Tensor& dy);
+
+// ---- lesson 2: broadcasting ----
+// 02: sums a broadcast gradient g back down to `shape` (what sf::sum_to does).
+Tensor sum_to_shape(const Tensor& g, const Shape& shape);
+
+// ---- lesson 3: embeddings ----
+// 03: dW (V, C) of out = W[ids], from dout (ids.shape..., C): a scatter-add.
+Tensor embedding_backward(const IntTensor& ids, const Tensor& dout, int64_t V);
+
+// ---- lesson 4: positions ----
+// 04: the sinusoidal table PE (T, C) for positions offset .. offset+T-1.
+Tensor sinusoidal_positions(int64_t T, int64_t C, int64_t offset);
+
+// ---- lesson 5: attention ----
+// 05: softmax over the last axis, stable for large logits and -inf entries.
+Tensor softmax_forward(const Tensor& x);
+// 06: dx of y = softmax(x) over the last axis, from y and dy.
+Tensor softmax_backward(const Tensor& y, const Tensor& dy);
+// 07: mean cross-entropy of logits (N, V) against targets (N), through a stable log-softmax;
+// and its gradient d loss / d logits, scaled by dloss (a scalar tensor).
+Tensor cross_entropy_forward(const Tensor& logits, const IntTensor& targets);
+Tensor cross_entropy_backward(const Tensor& logits, const IntTensor& targets, const Tensor& dloss);
+// 08: causal scaled dot-product attention: q (B, H, T, D), k and v (B, H, S, D) -> (B, H, T, D);
+// query t sits at absolute position S - T + t and sees keys s <= S - T + t.
+Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v);
+// 09: the online softmax: the running (max, sum of exponentials) of a stream of scores.
+struct SoftmaxState {
+  double max = -std::numeric_limits<double>::infinity();  // the largest score so far (-inf before any)
+  double sum = 0.0;         // sum of exp(score - max) over the scores seen so far
+};
+// Folds one more score into the state.
+void online_softmax_update(SoftmaxState& state, double score);
+// The state of two blocks of scores, from each block's state.
+SoftmaxState online_softmax_merge(const SoftmaxState& a, const SoftmaxState& b);
+
+// ---- lesson 6: multi-head attention ----
+// 10: (B, T, C) -> (B, H, T, D) with D = C / H, and back.
+Tensor split_heads(const Tensor& x, int64_t H);
+Tensor merge_heads(const Tensor& x);
+
+// ---- lesson 7: LayerNorm ----
+// 11: (x - mean) / sqrt(var + eps) * w + b over the last axis; var is biased (/C).
+Tensor layer_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, double eps);
+// 12: the gradients of layer_norm_forward with respect to x, w and b.
+struct LayerNormGrads {
+  Tensor dx, dw, db;  // (..., C), (C), (C)
+};
+LayerNormGrads layer_norm_backward(const Tensor& x, const Tensor& w, const Tensor& dy, double eps);
+
+// ---- lesson 8: feed-forward ----
+// 13: GELU, tanh approximation, and its derivative applied to dy.
+Tensor gelu_forward(const Tensor& x);
+Tensor gelu_backward(const Tensor& x, const Tensor& dy);
+
+// ---- lesson 10: the decoder and the KV cache ----
+// 14: appends the new keys and values (B, H, T_new, D) to the cache (B, H, S, D).
+void kv_cache_append(KVCache& cache, const Tensor& k, const Tensor& v);
+
+// ---- lesson 12: the training loop ----
+// 15: warmup then cosine decay, the rate of update `step` (0 = first).
+struct CosineSchedule {
+  double lr = 1e-3;          // peak rate
+  double min_lr = 1e-4;      // floor, reached at decay_steps
+  int64_t warmup_steps = 0;  // W
+  int64_t decay_steps = 0;   // S > W
+};
+double warmup_cosine_lr(const CosineSchedule& schedule, int64_t step);
+// 16: scales every gradient so that their global L2 norm is at most max_norm; returns the
+// norm before clipping.
+double clip_grad_norm(std::vector<std::vector<double>>& grads, double max_norm);
+// 17: one AdamW update of p (in place) with gradient g and moments m, v; t = 1 on the first.
+struct AdamWConfig {
+  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
+};
+void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m,
+                std::vector<double>& v, int64_t t, const AdamWConfig& config);
+
+// ---- lesson 13: mixed precision ----
+// 18: dynamic loss scaling: unscale the gradients, decide whether to step, adjust the scale.
+struct LossScaler {
+  double scale = 65536.0;       // S
+  int64_t good_steps = 0;       // finite steps since the scale last changed
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  int64_t growth_interval = 2000;
+};
+// Returns whether the optimizer may step (every unscaled gradient is finite).
+bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& grads);
+
+}  // namespace sf::exercise

@@ -1,0 +1,123 @@
+// The checker's own machinery on code known to be wrong: value comparisons name the index and
+// both values, the gradient check catches a wrong backward, a stub reads "not implemented yet",
+// an exception is a failure and never a crash; and the CLI's `exercise` command end to end.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "autograd/errors.h"
+#include "autograd/ops.h"
+#include "exercises/check/checker.h"
+#include "exercises/exercise.h"
+#include "tests/bad_inputs/cli_runner.h"
+
+using namespace sf;
+using namespace sf::exercise;
+
+static Tensor f64(const std::vector<double>& v, const Shape& s) { return Tensor::from_vector(v, s, DType::f64); }
+
+TEST_CASE("compare names the first differing element, both values and how many differ") {
+  Tensor want = f64({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(compare(want, want.clone()) == "");
+  std::string d = compare(want, f64({1, 2, 3, 4, 0.5, 7}, {2, 3}));
+  CHECK(d == "at (1, 1): expected 5, got 0.5 (2 of 6 values differ)");
+  CHECK(compare(want, f64({1, 2, 3, 4, 5, 6}, {3, 2})) == "shape: expected (2, 3), got (3, 2)");
+  CHECK(compare(want, Tensor()).find("undefined") != std::string::npos);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  CHECK(compare(f64({inf, nan}, {2}), f64({inf, nan}, {2})) == "");
+  CHECK(compare(f64({1.0}, {1}), f64({nan}, {1})) == "at (0): expected 1, got nan (1 of 1 values differ)");
+  CHECK(compare(std::vector<double>{1, 2}, std::vector<double>{1, 2.5}) ==
+        "at [1]: expected 2, got 2.5 (1 of 2 values differ)");
+  CHECK(compare(1.0, 1.0 + 1e-12) == "");
+  CHECK(compare(1.0, 1.1) == "expected 1, got 1.1");
+}
+
+// tanh with a given backward, as the checker wraps a learner's.
+static Tensor tanh_with(const Tensor& x, Tensor (*backward)(const Tensor& y, const Tensor& dy)) {
+  return op_with_backward({x}, [](const std::vector<Tensor>& in) { return sf::tanh(in[0]); },
+                          [backward](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
+                            return std::vector<Tensor>{backward(y, dy)};
+                          },
+                          {"x"});
+}
+
+TEST_CASE("the gradient check passes a right backward and names the entry of a wrong one") {
+  Tensor x = random_f64({2, 3}, 1).requires_grad_();
+  auto right = [](const Tensor& y, const Tensor& dy) { return dy * (1.0 - y * y); };
+  auto wrong = [](const Tensor& y, const Tensor& dy) { return dy * (1.0 - y); };  // a classic slip
+  auto bad_shape = [](const Tensor& y, const Tensor& dy) { return sum(dy * (1.0 - y * y), {0}); };
+  CHECK(gradient_check([&](const std::vector<Tensor>& in) { return tanh_with(in[0], right); }, {x}, {"x"}) == "");
+  std::string d = gradient_check([&](const std::vector<Tensor>& in) { return tanh_with(in[0], wrong); }, {x}, {"x"});
+  CHECK(d.find("d out(") == 0);
+  CHECK(d.find(" / d x(") != std::string::npos);
+  CHECK(d.find("backward gives") != std::string::npos);
+  CHECK(d.find("finite differences give") != std::string::npos);
+  CHECK_THROWS_WITH_AS(gradient_check([&](const std::vector<Tensor>& in) { return tanh_with(in[0], bad_shape); },
+                                      {x}, {"x"}),
+                       "your backward returned dx of shape (3), but x is (2, 3) (a gradient has its input's shape)",
+                       CheckFailed);
+  // A function that copies values out has no graph: said in words, not a gradcheck error.
+  std::string detached = gradient_check([](const std::vector<Tensor>& in) { return sf::tanh(in[0]).detach(); },
+                                        {x}, {"x"});
+  CHECK(detached.find("no gradient history") != std::string::npos);
+}
+
+TEST_CASE("a report stops at the first check that does not hold, with its hint") {
+  Report ok;
+  CHECK(ok.check("first", [] { return std::string(); }, "h"));
+  CHECK(!ok.check("second", [] { return std::string("at (0): expected 1, got 2"); }, "the hint"));
+  CHECK(!ok.check("third", [] { return std::string(); }, "h"));  // skipped
+  CHECK(ok.outcome() == Outcome::failed);
+  CHECK(ok.checks_passed() == 1);
+  REQUIRE(ok.lines().size() == 3);
+  CHECK(ok.lines()[0] == "ok    first");
+  CHECK(ok.lines()[1] == "FAIL  second: at (0): expected 1, got 2");
+  CHECK(ok.lines()[2] == "      hint: the hint");
+
+  Report stub;
+  CHECK(!stub.check("values", [] () -> std::string { todo("f in exercises/x.cpp"); }, "h"));
+  CHECK(stub.outcome() == Outcome::not_implemented);
+  REQUIRE(stub.lines().size() == 1);
+  CHECK(stub.lines()[0].rfind("not implemented yet: f in exercises/x.cpp", 0) == 0);
+
+  Report threw;
+  CHECK(!threw.check("values", [] () -> std::string { throw ShapeError("matmul: (2, 3) @ (2, 3)"); }, "h"));
+  CHECK(threw.outcome() == Outcome::failed);
+  CHECK(threw.lines()[0] == "FAIL  values: your code threw an error: matmul: (2, 3) @ (2, 3)");
+}
+
+TEST_CASE("exercises are found by number; anything else is refused naming the valid range") {
+  CHECK(find_exercise("5").number == 5);
+  CHECK(find_exercise("05").number == 5);
+  CHECK(find_exercise("18").title == "dynamic loss scaling");
+  for (const char* bad : {"0", "19", "x", "", "-1", "5a", "1000000000000"})
+    CHECK_THROWS_WITH_AS(find_exercise(bad),
+                         ("exercise '" + std::string(bad) +
+                          "': no such exercise (valid: 1 to 18, or all; `exercise list` shows them)").c_str(),
+                         ConfigError);
+}
+
+TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
+  using sf::test::run_cli;
+  auto list = run_cli({"exercise", "list"});
+  CHECK(list.exit_code == 0);
+  for (const Exercise& e : all_exercises()) CHECK(list.out.find(e.title) != std::string::npos);
+  CHECK(list.out.find("lesson 13 mixed-precision") != std::string::npos);
+
+  auto bad = run_cli({"exercise", "check", "99"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err == "error: exercise '99': no such exercise (valid: 1 to 18, or all; `exercise list` shows them)\n");
+
+  // Exercise 1 is a stub in a clean clone; a learner who has solved it sees it pass instead.
+  auto one = run_cli({"exercise", "check", "1"});
+  Report r = run_exercise(find_exercise("1"));
+  if (r.outcome() == Outcome::not_implemented) {
+    CHECK(one.exit_code == 1);
+    CHECK(one.out.find("exercise 1: tanh backward (lesson 1 autograd; edit exercises/01_tanh_backward.cpp)") == 0);
+    CHECK(one.out.find("not implemented yet: tanh_backward in exercises/01_tanh_backward.cpp") != std::string::npos);
+  } else {
+    CHECK(one.exit_code == (r.outcome() == Outcome::passed ? 0 : 1));
+  }
+}
