@@ -10,6 +10,7 @@
 namespace sf::exercise {
 
 static std::string num(double x) {
+  if (std::isnan(x)) return "nan";  // printf's "-nan" would only confuse
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", x);
   return buf;
@@ -60,7 +61,10 @@ std::string compare(const std::vector<double>& expected, const std::vector<doubl
   if (got.size() != expected.size())
     return "size: expected " + std::to_string(expected.size()) + " values, got " + std::to_string(got.size());
   return first_difference(expected, got, atol, rtol,
-                          [](int64_t i) { return "[" + std::to_string(i) + "]"; });
+                          [](int64_t i) {
+                            std::string s = "[";  // (not "[" + to_string: GCC 12 warns falsely)
+                            return s + std::to_string(i) + "]";
+                          });
 }
 
 std::string compare(double expected, double got, double atol, double rtol) {

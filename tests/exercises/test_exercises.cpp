@@ -1,6 +1,7 @@
 // Every exercise, checked by the real checker: built against exercises/solutions/ each must
 // pass; built against the learner's exercises/ (stubs in a clean clone) each must report
-// "not implemented yet". One test case per exercise.
+// "not implemented yet"; built against mutants of the solutions (mutants.cmake) each must fail
+// with a FAIL line and a hint. One test case per exercise.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -10,16 +11,19 @@
 
 using namespace sf::exercise;
 
-#ifndef SF_EXERCISES_ARE_SOLUTIONS
-#error "build with SF_EXERCISES_ARE_SOLUTIONS=0 (the learner's copies) or 1 (the solutions)"
+#ifndef SF_EXERCISE_VARIANT
+#error "build with SF_EXERCISE_VARIANT=0 (the learner's copies), 1 (the solutions) or 2 (the mutants)"
 #endif
 
-#if SF_EXERCISES_ARE_SOLUTIONS
+#if SF_EXERCISE_VARIANT == 0
+#define VARIANT "stubs: "
+#define CASE_NAME "stub of "
+#elif SF_EXERCISE_VARIANT == 1
 #define VARIANT "solutions: "
 #define CASE_NAME "solution of "
 #else
-#define VARIANT "stubs: "
-#define CASE_NAME "stub of "
+#define VARIANT "mutants: "
+#define CASE_NAME "mutant of "
 #endif
 
 static std::string joined(const Report& r) {
@@ -41,10 +45,16 @@ static void check_exercise(int number) {
   const Exercise& e = find_exercise(std::to_string(number));
   Report r = run_exercise(e);
   CAPTURE(joined(r));
-#if SF_EXERCISES_ARE_SOLUTIONS
+#if SF_EXERCISE_VARIANT == 1
   CHECK(r.outcome() == Outcome::passed);
   CHECK(r.checks_passed() >= 3);  // forward, gradient or state, and edge cases: never a token check
   CHECK(r.lines().size() == static_cast<size_t>(r.checks_passed()));
+#elif SF_EXERCISE_VARIANT == 2
+  REQUIRE(r.outcome() == Outcome::failed);
+  REQUIRE(r.lines().size() >= 2);
+  CHECK(r.lines()[r.lines().size() - 2].rfind("FAIL  ", 0) == 0);
+  CHECK(r.lines().back().rfind("      hint: ", 0) == 0);
+  CHECK(r.lines()[r.lines().size() - 2].find("your code threw") == std::string::npos);  // a wrong value, found
 #else
   if (r.outcome() != Outcome::not_implemented && edited_by_learner(e)) {
     MESSAGE("skipped: you have edited exercises/" << e.file << ".cpp; this test checks the committed stub");
