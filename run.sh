@@ -3,6 +3,8 @@
 #   ./run.sh          install what is missing, build, and train the default experiment
 #   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, then
 #                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
+#   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
+#                     the list)
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -25,6 +27,24 @@ if [[ "${1:-}" == "test" ]]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
   # Then every libFuzzer target on the committed seeds and regressions, briefly (clang build).
   exec scripts/ci_fuzz.sh
+fi
+
+if [[ "${1:-}" == "exercise" ]]; then
+  # A learner's loop: edit exercises/NN_name.cpp, then ./run.sh exercise N. Only the CLI (and so
+  # the edited exercise) is rebuilt, and compile errors in it show here.
+  shift
+  scripts/setup.sh
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  echo "run.sh: building build/scratchformer (minutes the first time, seconds after an edit)" >&2
+  if ! cmake --build build -j "$jobs" --target scratchformer >build/exercise_build.log 2>&1; then
+    grep -v '^\[' build/exercise_build.log >&2
+    echo "run.sh: the build failed (the compiler's messages are above); fix your file and run it again" >&2
+    exit 2
+  fi
+  if [[ $# -eq 0 || "$1" == "list" ]]; then
+    exec build/scratchformer exercise list
+  fi
+  exec build/scratchformer exercise check "$@"
 fi
 
 scripts/setup.sh
