@@ -87,7 +87,7 @@ TEST_CASE("a report stops at the first check that does not hold, with its hint")
   CHECK(threw.lines()[0] == "FAIL  values: your code threw an error: matmul: (2, 3) @ (2, 3)");
 }
 
-TEST_CASE("exercises are found by number; anything else is refused naming the valid range") {
+TEST_CASE("exercises are found by number, anything else is refused naming the valid range") {
   CHECK(find_exercise("5").number == 5);
   CHECK(find_exercise("05").number == 5);
   CHECK(find_exercise("18").title == "dynamic loss scaling");
