@@ -64,6 +64,9 @@ const std::vector<Lesson>& all_lessons() {
       {16, "tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
        "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并",
        "16_tokenize_zh", printing(run_lesson_tokenize_zh)},
+      {17, "errata", "Errata: the source articles' examples recomputed, and a GPT trained without its mask",
+       "勘误：重算源文章的例子，再训练一个丢了掩码的 GPT",
+       "17_errata", printing(run_lesson_errata)},
   };
   return lessons;
 }

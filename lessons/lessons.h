@@ -179,4 +179,32 @@ struct TokenizeZhResult {
 };
 TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out);
 
+// 17. Errata: the worked examples of articles 000, 003 and 004 recomputed.
+struct ErrataResult {
+  std::vector<double> pe;                   // (3, 4) sinusoidal table, positions 0..2
+  std::vector<double> apple_input;          // embedding of 苹果 + PE(2)
+  int64_t sinusoidal_params = 0, learned_params = 0;  // position parameters of a GPT
+  std::vector<double> exps;                 // e^x of the scaled scores of 苹果
+  double exp_sum = 0, rounded_sum = 0;      // 4.3535; 4.36 from the rounded terms
+  std::vector<double> weights;              // softmax
+  std::vector<double> output, only_self, uniform;  // w . V for three choices of w
+  int64_t head_size = 0, mha_params = 0, article_mha_params = 0;  // d_model 4, h 4
+  int64_t mha_params_768 = 0, article_mha_params_768 = 0;         // d_model 768, h 12
+  std::vector<double> article_head_sums;    // the four example weight rows of 003's heads
+  std::vector<double> pre_stds, post_stds;  // per-token std after one Pre-LN / Post-LN block
+  double pre_post_diff = 0;
+  double norm_repeat_diff = 0, norm_grad_diff = 0;  // norm1(x) three times against once
+  std::vector<double> unmasked_weights, masked_weights;  // (3, 3): 004's snippet, and assigned
+  // The GPTs trained with and without the causal mask (17_errata_mask.cpp).
+  int64_t leak_params = 0;
+  std::vector<double> correct_losses, leaky_losses;  // training loss at every step
+  double correct_train = 0, leaky_train = 0;          // teacher-forced, on training windows
+  double correct_val = 0, leaky_val = 0;              // teacher-forced, on held-out windows
+  double correct_generation = 0, leaky_generation = 0;  // from prefixes only, held out
+  double correct_word_share = 0, leaky_word_share = 0;  // of the greedy samples' words
+};
+ErrataResult run_lesson_errata(std::ostream& out);
+// Steps 8-10 of lesson 17 (17_errata_mask.cpp): the two GPTs, trained once per process.
+void errata_mask_training(std::ostream& out, ErrataResult& r);
+
 }  // namespace sf::lessons
