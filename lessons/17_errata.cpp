@@ -107,9 +107,12 @@ ErrataResult run_lesson_errata(std::ostream& out) {
   r.pe = PE.to_vector();
   out << tr(out, "position | article 003            | sinusoidal (Vaswani et al.)    | norms\n",
             "位置     | 文章 003               | 正弦编码（Vaswani 等）         | 范数\n");
-  for (size_t p = 0; p < 3; ++p)
-    out << "  " << p << "      | " << fmt_vec(row(kArticlePE, p), 1) << "   | " << fmt_vec(row(r.pe, p), 3)
-        << " | " << fmt(norm(row(kArticlePE, p)), 3) << "  " << fmt(norm(row(r.pe, p)), 3) << "\n";
+  for (size_t p = 0; p < 3; ++p) {
+    std::string real = fmt_vec(row(r.pe, p), 3);
+    out << "  " << p << "      | " << fmt_vec(row(kArticlePE, p), 1) << "   | " << real
+        << std::string(31 - real.size(), ' ') << "| " << fmt(norm(row(kArticlePE, p)), 3) << "  "
+        << fmt(norm(row(r.pe, p)), 3) << "\n";
+  }
   std::vector<double> apple_article(4), apple_real(4);
   for (size_t c = 0; c < 4; ++c) {
     apple_article[c] = kEmbed[8 + c] + kArticlePE[8 + c];

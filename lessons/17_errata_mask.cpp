@@ -179,11 +179,11 @@ void errata_mask_training(std::ostream& out, ErrataResult& r) {
             " 个参数（1 层、4 个头、C = 64、T = 32），初始权重、批次和 AdamW（学习率 3e-3，400 步，\n"
             "每步 16 x 32 个字符）完全相同；一个有掩码，一个没有。训练后的损失只保留一位小数：换一种\n"
             "CPU，浮点求和的舍入不同，这一位可能不一样。\n");
-  out << tr(out, "training loss    step 1   step 100  step 200  step 300  step 400\n",
-            "训练损失         第 1 步  第 100 步 第 200 步 第 300 步 第 400 步\n");
+  out << tr(out, "training loss    step 1   step 100  step 300  step 400\n",
+            "训练损失         第 1 步  第 100 步 第 300 步 第 400 步\n");
   auto row = [&](const char* en, const char* zh, const Trained& t) {
     out << "  " << tr(out, en, zh);
-    for (int64_t s : {0, 99, 199, 299, 399}) out << (s ? "      " : "  ") << fmt(t.losses[static_cast<size_t>(s)], 1);
+    for (int64_t s : {0, 99, 299, 399}) out << (s ? "      " : "  ") << fmt(t.losses[static_cast<size_t>(s)], 1);
     out << "\n";
   };
   row("with the mask ", "有掩码        ", run.correct);
