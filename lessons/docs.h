@@ -58,9 +58,15 @@ std::string text_path(const std::string& root, const Lesson& lesson, Lang lang);
 // text, an untagged ```cpp block, block sets that differ between the languages, an excerpt or
 // output block that is not current, numbers that differ between the two languages' runs.
 // Runs the lesson twice (en, zh), or once (en) when it is slow. Empty when all is well.
-std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson);
+// With SlowLessons::texts_only a slow lesson is not run at all (its full run takes minutes, too
+// long for every test run): its excerpts, its block sets, and the numbers of its Chinese output
+// blocks against its English ones are checked, the texts against each other.
+enum class SlowLessons { run, texts_only };
+std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson,
+                                            SlowLessons slow = SlowLessons::run);
 // Rewrites the tagged blocks of both texts from the code and from a run in each language
-// (this runs slow lessons twice too). Returns the paths it changed; unknown names or steps go
+// (this runs slow lessons twice too; lessons 14 and 15 keep their first run's numbers), and has
+// the English run draw its pictures into ROOT/lessons/images/. Returns the paths it changed; unknown names or steps go
 // to `problems` and leave their blocks as they were.
 std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
                                            std::vector<std::string>& problems);

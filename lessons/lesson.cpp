@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 #include "autograd/errors.h"
@@ -61,6 +62,12 @@ const std::vector<Lesson>& all_lessons() {
       {13, "mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
        "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新",
        "13_mixed_precision", printing(run_lesson_mixed_precision)},
+      {14, "build-gpt", "Let's build a GPT: bigram, one head, heads, FFN, residual+LN, N blocks, trained",
+       "一步一步搭出 GPT：二元组表、一个头、多个头、前馈、残差与 LN、N 个块，逐个训练",
+       "14_build_gpt", printing([](std::ostream& out) { return run_lesson_build_gpt(out); }), true},
+      {15, "inside", "Looking inside a trained transformer: head roles, heat maps, cross-attention",
+       "看进训练好的 transformer：注意力头的分工、热图、交叉注意力",
+       "15_inside", printing([](std::ostream& out) { return run_lesson_inside(out); }), true},
       {16, "tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
        "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并",
        "16_tokenize_zh", printing(run_lesson_tokenize_zh)},
@@ -119,6 +126,25 @@ Lang language_from_environment() {
 
 const char* tr(std::ostream& out, const char* en, const char* zh) {
   return language(out) == Lang::zh ? zh : en;
+}
+
+// ---- pictures ----
+
+// The image folder lives with the stream (like its language), in a string the stream points to.
+static int image_slot() {
+  static const int slot = std::ios_base::xalloc();
+  return slot;
+}
+
+void set_image_dir(std::ostream& out, const std::string& dir) {
+  static std::vector<std::unique_ptr<std::string>> dirs;  // kept for the program's life
+  dirs.push_back(std::make_unique<std::string>(dir));
+  out.pword(image_slot()) = dirs.back().get();
+}
+
+std::string image_dir(std::ostream& out) {
+  void* p = out.pword(image_slot());
+  return p ? *static_cast<std::string*>(p) : std::string();
 }
 
 // ---- printing helpers ----

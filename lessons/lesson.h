@@ -27,6 +27,11 @@ Lang language_from_environment();
 // The text of the stream's language: out << tr(out, "Scores", "注意力分数").
 const char* tr(std::ostream& out, const char* en, const char* zh);
 
+// Where a lesson draws its pictures (PNG): lesson_docs sets lessons/images/ of the source tree;
+// "" (the default) draws none. What the lesson prints is the same either way.
+void set_image_dir(std::ostream& out, const std::string& dir);
+std::string image_dir(std::ostream& out);
+
 struct Lesson {
   int number;            // 1, 2, ... : the order to read them in
   std::string name;      // what `scratchformer lesson NAME` takes, e.g. "attention"

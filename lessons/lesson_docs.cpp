@@ -1,7 +1,9 @@
 // lesson_docs: rewrites the tagged code and output blocks of every lesson's two texts
 // (lessons/NN_name.md and lessons/zh/NN_name.md) from the compiled sources and the real output
 // in each language (`lesson_docs`), or only reports what is out of date (`lesson_docs --check`,
-// exit code 1). tests/lessons/ runs the same check (check_lesson_texts in docs.h).
+// exit code 1). tests/lessons/ runs the same check (check_lesson_texts in docs.h), except that
+// it does not run the slow lessons. `--only NAME` does one lesson; the English run of each lesson
+// draws its pictures into lessons/images/.
 #include <iostream>
 #include <string>
 
@@ -11,11 +13,18 @@
 
 int main(int argc, char** argv) {
   using namespace sf::lessons;
-  bool check = argc > 1 && std::string(argv[1]) == "--check";
-  std::string root = argc > 2 ? argv[2] : SF_SOURCE_DIR;
+  bool check = false;
+  std::string root = SF_SOURCE_DIR, only;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--check") check = true;
+    else if (a == "--only" && i + 1 < argc) only = argv[++i];  // one lesson, by name or number
+    else root = a;
+  }
   int stale = 0;
   try {
     for (const Lesson& l : all_lessons()) {
+      if (!only.empty() && find_lesson(only) != &l) continue;
       std::vector<std::string> problems;
       if (check) {
         problems = check_lesson_texts(root, l);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "experiments/inspect.h"
+
 namespace sf::lessons {
 
 // 1. Autograd by hand: L = a * tanh(a*b + c) at a = 2, b = -1, c = 0.5.
@@ -154,6 +156,48 @@ struct MixedPrecisionResult {
   double final_w;
 };
 MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out);
+
+// 14. Let's build a GPT, stage by stage: six models on real text, the same step budget each.
+struct BuildGptOptions {
+  std::string corpus = "shakespeare";  // or "tang" (SF_LESSON_CORPUS=tang when run by name)
+  int64_t steps = 1500;                // per stage
+  int64_t batch_size = 16, block_size = 32;
+  int64_t n_embd = 64, n_head = 4, n_layer = 4;
+  double lr = 6e-3;
+  int64_t sample_chars = 200;
+  uint64_t seed = 1337;                // batches and samples
+};
+struct BuildGptResult {
+  std::string corpus;                  // its one-line description
+  int64_t vocab_size = 0, train_chars = 0, val_chars = 0;
+  std::vector<int64_t> params;         // per stage, counted by the modules
+  std::vector<int64_t> formula;        // per stage, by the formula printed beside it
+  std::vector<std::string> formula_text;  // the formula with the sizes put in
+  std::vector<double> val_loss;        // per stage, over the whole val split
+  std::vector<std::string> samples;
+  int64_t gpt_params = 0;              // sf::GPT with the last stage's sizes
+};
+BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& options);
+BuildGptResult run_lesson_build_gpt(std::ostream& out);  // the defaults (and SF_LESSON_CORPUS)
+
+// 15. Looking inside a trained transformer: the default GPT's heads and the reverse model's
+// cross-attention, measured with experiments/inspect.h.
+struct InsideOptions {
+  int64_t gpt_steps = 1500;     // configs/default.json's own budget
+  int64_t reverse_steps = 1500; // configs/reverse.json's own budget
+  int64_t role_windows = 16;    // val windows the head roles are averaged over
+};
+struct InsideResult {
+  int64_t gpt_steps = 0, reverse_steps = 0;
+  double gpt_val_loss = 0;          // the whole val split
+  std::vector<HeadRole> roles;      // per layer and head, mean over the windows
+  double uniform_entropy = 0;       // what a head spreading evenly over the past would have
+  AttentionMaps prompt_maps;        // the default model over the lesson's prompt
+  double reverse_accuracy = -1;     // exact-match on the held-out sequences
+  CrossAttentionReport cross;       // the share on the mirrored position, per decoder layer
+};
+InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& options);
+InsideResult run_lesson_inside(std::ostream& out);
 
 // 16. Tokenizing Chinese: 我喜欢苹果 and the Tang poems as characters, bytes and BPE tokens.
 struct TokenizeZhResult {

@@ -128,6 +128,22 @@ TEST_CASE("a slow lesson runs once, and its Chinese output blocks are checked by
   CHECK(mentions(f.check(), "zh/99_fake.md:6: output 1: out of date"));
 }
 
+TEST_CASE("texts_only checks a slow lesson without running it: code, block sets, the Chinese numbers") {
+  FakeLesson f("texts_only");
+  f.lesson.slow = true;
+  f.write("lessons/99_fake.md", text("Words.", "== 1. Step ==\nloss 2.50\n"));
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
+  CHECK(check_lesson_texts(f.root.string(), f.lesson, SlowLessons::texts_only).empty());
+  CHECK(f.runs == 0);
+  f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.70\n"));
+  CHECK(mentions(check_lesson_texts(f.root.string(), f.lesson, SlowLessons::texts_only),
+                 "zh/99_fake.md:6: output 1: out of date"));
+  f.write("lessons/99_fake.cpp", "// [excerpt: code]\nint x = 2;\n// [/excerpt]\n");
+  CHECK(mentions(check_lesson_texts(f.root.string(), f.lesson, SlowLessons::texts_only),
+                 "99_fake.md:2: excerpt code: out of date"));
+  CHECK(f.runs == 0);
+}
+
 TEST_CASE("sync_lesson_texts rewrites both texts from the runs in their languages") {
   FakeLesson f("sync");
   f.write("lessons/99_fake.md", text("Words.", "old\n"));
@@ -145,7 +161,9 @@ TEST_CASE("sync_lesson_texts rewrites both texts from the runs in their language
 TEST_CASE("every lesson's two texts show its compiled code and its real output") {
   for (const Lesson& l : all_lessons()) {
     CAPTURE(l.file);
-    std::vector<std::string> problems = check_lesson_texts(SF_SOURCE_DIR, l);
+    // A slow lesson trains for minutes: here its texts are checked against each other and its
+    // code; `lesson_docs --check` runs it (tests/lessons/test_lessons_train.cpp runs it reduced).
+    std::vector<std::string> problems = check_lesson_texts(SF_SOURCE_DIR, l, SlowLessons::texts_only);
     for (const auto& p : problems) FAIL_CHECK(p);
     CHECK(!l.title_zh.empty());
   }

@@ -1,0 +1,111 @@
+// Lessons 14 and 15 train models: their full runs take minutes, so here they run on reduced
+// budgets and the tests assert only what holds robustly there. Their texts' output blocks are
+// checked against the full runs by `lesson_docs --check` (see lessons/README.md).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "autograd/threads.h"
+
+#include "lessons/14_stage_model.h"
+#include "lessons/lesson.h"
+#include "lessons/lessons.h"
+
+using namespace sf::lessons;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;   // a tiny budget: the code paths, not the learning
+#else
+constexpr bool kSanitized = false;
+#endif
+
+TEST_CASE("lesson 14: each stage's parameter count equals its formula and sf::GPT's") {
+  for (int s = 0; s < 6; ++s) {
+    StageConfig c;
+    c.stage = static_cast<Stage>(s);
+    c.vocab_size = 65;
+    CAPTURE(s);
+    CHECK(StageModel(c).num_parameters() == stage_parameter_formula(c));
+  }
+  StageConfig c;  // by hand for the default sizes: V 65, T 32, C 64, N 4
+  c.vocab_size = 65;
+  c.stage = Stage::bigram;
+  CHECK(stage_parameter_formula(c) == 4225);
+  c.stage = Stage::heads;
+  CHECK(stage_parameter_formula(c) == 65 * 64 * 2 + 32 * 64 + 4 * 64 * 64);
+  c.stage = Stage::blocks;
+  CHECK(stage_parameter_formula(c) == 65 * 64 * 2 + 32 * 64 + 4 * (12 * 64 * 64 + 2 * 64) + 64);
+}
+
+TEST_CASE("lesson 14 on a reduced budget: the full model beats the bigram table") {
+  BuildGptOptions o;
+  o.steps = kSanitized ? 4 : 150;
+  o.n_layer = 2;
+  o.sample_chars = kSanitized ? 10 : 60;
+  std::ostringstream out;
+  BuildGptResult r = run_lesson_build_gpt(out, o);
+  REQUIRE(r.val_loss.size() == 6);
+  CHECK(r.params == r.formula);
+  CHECK(r.gpt_params == r.params.back());
+  for (size_t s = 0; s < 6; ++s) {
+    CAPTURE(s);
+    CHECK(r.samples[s].size() >= static_cast<size_t>(o.sample_chars));  // ASCII text: a byte a character
+    CHECK(std::isfinite(r.val_loss[s]));
+    CHECK(r.val_loss[s] < std::log(65.0) + 0.05);  // no worse than knowing nothing
+  }
+  if (!kSanitized) {
+    // 150 steps: the table is still far from the bigram statistics (about 2.5), the blocks are not
+    CHECK(r.val_loss.back() < r.val_loss.front() - 0.1);
+    CHECK(r.val_loss[4] < r.val_loss.front());
+  }
+  std::string text = out.str();
+  for (int step = 1; step <= 8; ++step) CHECK(text.find("\n== " + std::to_string(step) + ". ") != std::string::npos);
+}
+
+TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
+  BuildGptOptions o;
+  o.steps = kSanitized ? 2 : 30;
+  o.n_layer = 1;
+  o.sample_chars = 20;
+  BuildGptOptions o2 = o;
+  o2.sample_chars = 21;  // other options, so it trains again (results are memoised per options)
+  const int before = sf::num_threads();
+  std::ostringstream a, b;
+  sf::set_num_threads(1);
+  BuildGptResult one = run_lesson_build_gpt(a, o);
+  sf::set_num_threads(2);
+  BuildGptResult two = run_lesson_build_gpt(b, o2);
+  sf::set_num_threads(before);
+  for (size_t s = 0; s < 6; ++s) {
+    CAPTURE(s);
+    CHECK(one.val_loss[s] == two.val_loss[s]);                 // bit for bit
+    CHECK(two.samples[s].substr(0, 20) == one.samples[s]);     // the same draws
+  }
+}
+
+TEST_CASE("lesson 15 on a reduced budget: a role per head, and the reverse model looks at the mirrored position") {
+  InsideOptions o;
+  o.gpt_steps = kSanitized ? 4 : 100;
+  o.reverse_steps = kSanitized ? 4 : 300;
+  o.role_windows = 2;
+  std::ostringstream out;
+  InsideResult r = run_lesson_inside(out, o);
+  REQUIRE(r.roles.size() == 16);  // configs/default.json: 4 layers x 4 heads
+  for (const HeadRole& h : r.roles) {
+    CHECK(h.prev >= 0);
+    CHECK(h.prev <= 1 + 1e-6);
+    CHECK(h.first <= 1 + 1e-6);
+    CHECK(h.entropy >= 0);
+    CHECK(h.entropy <= r.uniform_entropy + 1e-6);  // no row is flatter than uniform
+  }
+  CHECK(r.gpt_val_loss < std::log(65.0) + 0.05);
+  CHECK(r.prompt_maps.layers() == 4);
+  REQUIRE(r.cross.aligned_share.size() == 2);  // configs/reverse.json: 2 decoder layers
+  CHECK(r.cross.alignment == "mirrored");
+  if (!kSanitized) {
+    // 300 steps: one of the two layers already puts far more than chance (about 0.2) there
+    CHECK(std::max(r.cross.aligned_share[0], r.cross.aligned_share[1]) > 0.35);
+  }
+  CHECK(out.str().find("\n== 4. ") != std::string::npos);
+}
