@@ -7,12 +7,28 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
 #include "nn/module.h"
 #include "nn/positional.h"
 
 namespace sf::lessons {
+
+// The picture: a 64 x 64 sinusoidal table as a heat map (positions down, dimensions across).
+static std::string sinusoid_plot() {
+  const int64_t T = 64, C = 64;
+  std::vector<double> pe = sinusoidal_table(T, C, 0, DType::f64).to_vector();
+  std::string s = "set title 'sinusoidal positional encoding, C = 64' noenhanced\n"
+                  "set xlabel 'dimension (sin, cos pairs; frequency falls to the right)'\nset ylabel 'position'\n"
+                  "set palette defined (-1 '#2166ac', 0 'white', 1 '#b2182b')\nset cbrange [-1:1]\n"
+                  "set xrange [-0.5:63.5]\nset yrange [63.5:-0.5]\n$pe << EOD\n";
+  for (int64_t p = 0; p < T; ++p) {
+    for (int64_t c = 0; c < C; ++c) s += (c ? " " : "") + fmt(pe[static_cast<size_t>(p * C + c)], 4);
+    s += "\n";
+  }
+  return s + "EOD\nplot $pe matrix with image notitle\n";
+}
 
 PositionsResult run_lesson_positions(std::ostream& out) {
   PositionsResult r;
@@ -30,6 +46,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
       << "\n";
   show(out, tr(out, "PE (rows: positions 0..7)", "PE（每行一个位置：0..7）"), PE, 3);
   r.pe_row1 = slice(PE, 0, 1, 2).to_vector();
+  draw_gnuplot(out, "04_sinusoids.png", sinusoid_plot(), 700, 620);
 
   heading(out, 2, "PE(p + k) is a fixed rotation of PE(p)", "PE(p + k) 是 PE(p) 的一个固定旋转");
   // [excerpt: shift]

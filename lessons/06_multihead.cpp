@@ -8,6 +8,7 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 #include "nn/attention.h"
 #include "nn/module.h"
 
@@ -82,6 +83,8 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
     Tensor w = reshape(slice(weights, 1, h, h + 1), {T * T});
     heat_map(out, w.to_vector(), T, T, kSentence, kSentence);
   }
+  draw_attention(out, "06_heads.png", attention_maps_of(r.weights, H, kSentence, kSentence), 0,
+                 "4 heads, random weights");
   out << tr(out,
             "each row sums to 1; the heads differ because each has its own slice of Wq, Wk, Wv\n"
             "(here random: a trained model's heads specialise, e.g. on the previous token)\n",

@@ -6,8 +6,31 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 
 namespace sf::lessons {
+
+// The picture: ReLU, GELU and their slopes on [-4, 4], 161 points, values and slopes from the
+// same ops and backward as the table.
+static std::string activation_plot() {
+  std::vector<double> v;
+  for (int i = 0; i <= 160; ++i) v.push_back(-4.0 + 0.05 * i);
+  Tensor x = Tensor::from_vector(v, {161}, DType::f64).requires_grad_();
+  Tensor relu_x = relu(x), gelu_x = gelu(x);
+  sum(relu_x).backward();
+  std::vector<double> drelu = x.grad().to_vector();
+  x.zero_grad();
+  sum(gelu_x).backward();
+  std::vector<double> dgelu = x.grad().to_vector(), r = relu_x.to_vector(), g = gelu_x.to_vector();
+  std::string s = "set title 'ReLU and GELU, and their slopes' noenhanced\nset xlabel 'x'\nset grid\n"
+                  "set key top left\nset yrange [-0.5:2.5]\n$d << EOD\n";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += fmt(v[i], 2) + " " + fmt(r[i], 5) + " " + fmt(g[i], 5) + " " + fmt(drelu[i], 5) + " " + fmt(dgelu[i], 5) + "\n";
+  return s + "EOD\nplot $d using 1:2 with lines lw 2 lc rgb '#c82829' title 'relu(x)', "
+             "$d using 1:3 with lines lw 2 lc rgb '#4271ae' title 'gelu(x)', "
+             "$d using 1:4 with lines lw 1 dt 2 lc rgb '#c82829' title 'relu slope', "
+             "$d using 1:5 with lines lw 1 dt 2 lc rgb '#4271ae' title 'gelu slope'\n";
+}
 
 FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   FeedForwardResult r;
@@ -42,6 +65,8 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
             "and its slope changes smoothly; ReLU's slope jumps from 0 to 1 at x = 0.\n",
             "GELU 会放过一点负信号（最小值约为 -0.17，在 x = -0.75 处），\n"
             "而且斜率变化平滑；ReLU 的斜率从 0 跳到 1，就在 x = 0 处。\n");
+
+  draw_gnuplot(out, "08_activations.png", activation_plot());
 
   heading(out, 2, "How close is the tanh approximation?", "tanh 近似有多准？");
   Tensor grid = Tensor::from_vector([] {

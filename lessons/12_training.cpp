@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
@@ -27,6 +28,22 @@ static void make_batch(Generator& gen, bool surprise, IntTensor& idx, IntTensor&
       targets[b * T + t] = static_cast<int32_t>(surprise ? gen.randint(16) : (start + t + 1) % 8);
     }
   }
+}
+
+// The picture: the three schedules of step 1 at every step (cosine and linear side by side, noam
+// on its own axis: its scale is 1000 times longer).
+static std::string schedules_plot(const ScheduleOptions& cosine, const ScheduleOptions& linear,
+                                  const ScheduleOptions& noam) {
+  std::string s = "set multiplot layout 1,2\nset grid\nset xlabel 'step'\nset ylabel 'learning rate'\n$a << EOD\n";
+  for (int64_t t = 0; t <= 150; ++t)
+    s += std::to_string(t) + " " + fmt_sci(lr_at(cosine, t), 5) + " " + fmt_sci(lr_at(linear, t), 5) + "\n";
+  s += "EOD\n$b << EOD\n";
+  for (int64_t t = 0; t <= 64000; t += 250) s += std::to_string(t) + " " + fmt_sci(lr_at(noam, t), 5) + "\n";
+  return s + "EOD\nset title 'warmup 10, decay to step 100' noenhanced\n"
+             "plot $a using 1:2 with lines lw 2 lc rgb '#4271ae' title 'cosine', "
+             "$a using 1:3 with lines lw 2 lc rgb '#c82829' title 'linear'\n"
+             "set title 'noam, d_model 512, warmup 4000' noenhanced\n"
+             "plot $b using 1:2 with lines lw 2 lc rgb '#3e999f' title 'noam'\nunset multiplot\n";
 }
 
 TrainingResult run_lesson_training(std::ostream& out) {
@@ -72,6 +89,8 @@ TrainingResult run_lesson_training(std::ostream& out) {
             "noise; decay lets the model settle into a minimum at the end.\n",
             "学习率预热让最初几次更新保持很小，因为这时 Adam 的二阶矩估计还只是噪声；\n"
             "衰减则让模型在最后稳稳落进一个极小值。\n");
+
+  draw_gnuplot(out, "12_schedules.png", schedules_plot(cosine, linear, noam), 1100, 460);
 
   heading(out, 2, "Gradient clipping on a real spike", "在一次真实的梯度尖峰上做梯度裁剪");
   // [excerpt: spike]

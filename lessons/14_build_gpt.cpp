@@ -14,11 +14,11 @@
 #include <optional>
 #include <sstream>
 
-#include "experiments/metrics.h"
 #include "experiments/progress.h"
 #include "experiments/sampling.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 #include "lessons/14_stage_model.h"
 #include "nn/gpt.h"
 #include "nn/init.h"
@@ -92,13 +92,14 @@ static const char* stage_title(Stage s, Lang lang) {
 }
 
 // Mean cross-entropy over every full window of the val split, in order (the same for every stage).
-static double val_loss(StageModel& model, const data::Tokens& val, int64_t T) {
+static double val_loss(StageModel& model, const data::Tokens& val, int64_t T, int64_t max_batches) {
   NoGradGuard no_grad;
   model.eval();
   data::SequentialWindows windows(val, T, 64);
   double total = 0;
   int64_t count = 0;
-  for (int64_t i = 0; i < windows.num_batches(); ++i) {
+  const int64_t n_batches = max_batches > 0 ? std::min(max_batches, windows.num_batches()) : windows.num_batches();
+  for (int64_t i = 0; i < n_batches; ++i) {
     data::LmBatch b = windows.batch(i);
     int64_t n = static_cast<int64_t>(b.targets.data.size());
     total += model.loss(b.inputs, b.targets).item() * static_cast<double>(n);
@@ -128,17 +129,17 @@ static std::string sample(StageModel& model, const data::Tokenizer& tok, int64_t
   return tok.decode(std::vector<int32_t>(ids.begin() + 1, ids.end()));
 }
 
-// Draws the val loss of every stage; "" or a note why there is no picture.
-static std::string plot_stages(const BuildGptResult& r, const std::string& png_path, const std::string& title) {
+// The gnuplot script of the picture: the val loss of every stage as a bar.
+static std::string stages_plot(const BuildGptResult& r) {
   std::ostringstream s;
-  s << "set title '" << title << "' noenhanced\nset ylabel 'val loss (nats/char)'\nset grid ytics\n"
-    << "set style fill solid 0.6\nset boxwidth 0.6\nset xtics rotate by -20 noenhanced\nset yrange [0:*]\n"
-    << "$d << EOD\n";
+  s << "set title 'val loss per stage, " << r.corpus << "' noenhanced\nset ylabel 'val loss (nats/char)'\n"
+    << "set grid ytics\nset style fill solid 0.6\nset boxwidth 0.6\nset xtics rotate by -20 noenhanced\n"
+    << "set yrange [0:*]\n$d << EOD\n";
   for (size_t i = 0; i < r.val_loss.size(); ++i)
     s << i << " " << r.val_loss[i] << " \"" << stage_title(static_cast<Stage>(i), Lang::en) << "\"\n";
   s << "EOD\nplot $d using 1:2:xtic(3) with boxes lc rgb '#4271ae' notitle, "
     << "$d using 1:2:(sprintf('%.2f', $2)) with labels offset 0,1 notitle\n";
-  return render_gnuplot_png(s.str(), png_path, 900, 520);
+  return s.str();
 }
 
 // Trains the six stages (progress on stderr). A second call with the same options in one process
@@ -147,7 +148,7 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
   static std::map<std::string, BuildGptResult> done;
   std::ostringstream key;
   key << opt.corpus << " " << opt.steps << " " << opt.batch_size << " " << opt.block_size << " " << opt.n_embd << " "
-      << opt.n_head << " " << opt.n_layer << " " << opt.lr << " " << opt.sample_chars << " " << opt.seed;
+      << opt.n_head << " " << opt.n_layer << " " << opt.lr << " " << opt.sample_chars << " " << opt.val_batches << " " << opt.seed;
   if (auto it = done.find(key.str()); it != done.end()) return it->second;
   BuildGptResult r;
   StageData d = load_stage_data(opt.corpus);
@@ -188,7 +189,7 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
     r.params.push_back(model.num_parameters());
     r.formula.push_back(stage_parameter_formula(cfg));
     r.formula_text.push_back(stage_formula_text(cfg));
-    r.val_loss.push_back(val_loss(model, d.val, opt.block_size));
+    r.val_loss.push_back(val_loss(model, d.val, opt.block_size, opt.val_batches));
     r.samples.push_back(sample(model, *d.tokenizer, opt.sample_chars, opt.seed));
   }
   progress.finish();
@@ -231,12 +232,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << ": "
         << fmt(r.val_loss[static_cast<size_t>(s)], 2) << "  (" << r.params[static_cast<size_t>(s)]
         << tr(out, " parameters)\n", " 个参数）\n");
-  std::string png = opt.corpus == "tang" ? "14_build_gpt_tang.png" : "14_build_gpt.png";
-  out << tr(out, "picture: images/", "图：images/") << png << "\n";
-  if (std::string dir = image_dir(out); !dir.empty()) {
-    std::string note = plot_stages(r, dir + "/" + png, "val loss per stage, " + r.corpus);
-    if (!note.empty()) std::cerr << note << "\n";
-  }
+  draw_gnuplot(out, opt.corpus == "tang" ? "14_build_gpt_tang.png" : "14_build_gpt.png", stages_plot(r));
   return r;
 }
 

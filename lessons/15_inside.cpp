@@ -22,6 +22,7 @@
 #include "experiments/train.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
+#include "lessons/pictures.h"
 
 namespace fs = std::filesystem;
 
@@ -30,9 +31,9 @@ namespace sf::lessons {
 static const char* kPrompt = "ROMEO:\nI love thee, and I love thee not.\n";
 
 // configs/NAME.json with the lesson's overrides, training into `run_dir` (progress on stderr).
-static TrainResult train_config(const std::string& name, int64_t steps, const std::string& run_dir) {
+static TrainResult train_config(const std::string& name, int64_t steps, bool full_val, const std::string& run_dir) {
   Config c = load_config(std::string(SF_SOURCE_DIR) + "/configs/" + name + ".json",
-                         {"train.steps=" + std::to_string(steps),
+                         {"train.steps=" + std::to_string(steps), std::string("train.eval_full=") + (full_val ? "true" : "false"),
                           "schedule.warmup_steps=" + std::to_string(std::min<int64_t>(100, steps / 10)),
                           "train.eval_interval=" + std::to_string(steps), "train.samples=0",
                           "output.run_dir=\"" + run_dir + "\""});
@@ -55,14 +56,14 @@ static std::string head_kind(const HeadRole& r, double uniform_entropy, Lang lan
 static const InsideResult& look_inside(const InsideOptions& opt) {
   static std::map<std::string, InsideResult> done;
   const std::string key = std::to_string(opt.gpt_steps) + " " + std::to_string(opt.reverse_steps) + " " +
-                          std::to_string(opt.role_windows);
+                          std::to_string(opt.role_windows) + " " + std::to_string(opt.full_val);
   if (auto it = done.find(key); it != done.end()) return it->second;
   InsideResult r;
   const fs::path tmp = fs::temp_directory_path() / ("scratchformer-lesson15-" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   try {
     // [excerpt: gpt]
-    TrainResult trained = train_config("default", opt.gpt_steps, (tmp / "default").string());
+    TrainResult trained = train_config("default", opt.gpt_steps, opt.full_val, (tmp / "default").string());
     std::string record_path = find_checkpoint((tmp / "default").string(), "best");
     nlohmann::json record = read_checkpoint_record(record_path);
     Config c = config_from_json(record.at("config"));
@@ -70,7 +71,7 @@ static const InsideResult& look_inside(const InsideOptions& opt) {
     std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
     load_checkpoint_weights(record_path, record, *model);
     // [/excerpt]
-    r.gpt_val_loss = trained.full.loss;
+    r.gpt_val_loss = opt.full_val ? trained.full.loss : trained.val_loss;
     r.gpt_steps = trained.steps_done;
 
     // Roles on held-out text: `role_windows` windows of block_size characters from the val split.
@@ -111,7 +112,7 @@ static const InsideResult& look_inside(const InsideOptions& opt) {
     r.prompt_maps = attention_maps(*model, prompt, labels);
 
     // The reverse task: cross-attention of the decoder on held-out examples.
-    TrainResult rev = train_config("reverse", opt.reverse_steps, (tmp / "reverse").string());
+    TrainResult rev = train_config("reverse", opt.reverse_steps, true, (tmp / "reverse").string());
     r.reverse_steps = rev.steps_done;
     r.reverse_accuracy = rev.full.accuracy;
     std::string rev_path = find_checkpoint((tmp / "reverse").string(), "best");
@@ -126,16 +127,6 @@ static const InsideResult& look_inside(const InsideOptions& opt) {
   }
   fs::remove_all(tmp);
   return done[key] = r;
-}
-
-// A picture into the stream's image folder, if it has one; a failure is a note on stderr.
-static void draw(std::ostream& out, const AttentionMaps& m, int64_t layer, const std::string& file,
-                 const std::string& title) {
-  out << tr(out, "picture: images/", "图：images/") << file << "\n";
-  if (std::string dir = image_dir(out); !dir.empty()) {
-    std::string note = draw_attention_png(m, layer, dir + "/" + file, title);
-    if (!note.empty()) std::cerr << note << "\n";
-  }
 }
 
 InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
@@ -164,7 +155,7 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   out << tr(out, "prompt: ", "提示：") << token_label(kPrompt) << " (" << r.prompt_maps.length()
       << tr(out, " characters)\n", " 个字符）\n");
   for (int64_t l = 0; l < r.prompt_maps.layers(); ++l)
-    draw(out, r.prompt_maps, l, "15_default_layer" + std::to_string(l) + ".png", "default model");
+    draw_attention(out, "15_default_layer" + std::to_string(l) + ".png", r.prompt_maps, l, "default model");
 
   heading(out, 4, "Cross-attention of the reverse model", "反转模型的交叉注意力");
   out << tr(out, "configs/reverse.json trained for ", "configs/reverse.json 训练了 ") << r.reverse_steps
@@ -178,7 +169,7 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   out << tr(out, "first example: ", "第一个样例：") << r.cross.first.length() << tr(out, " output tokens over ", " 个输出词元对 ")
       << r.cross.first.key_length() << tr(out, " source tokens\n", " 个源词元\n");
   for (int64_t l = 0; l < r.cross.first.layers(); ++l)
-    draw(out, r.cross.first, l, "15_reverse_layer" + std::to_string(l) + ".png", "reverse model, cross-attention");
+    draw_attention(out, "15_reverse_layer" + std::to_string(l) + ".png", r.cross.first, l, "reverse model, cross-attention");
   return r;
 }
 

@@ -165,6 +165,7 @@ struct BuildGptOptions {
   int64_t n_embd = 64, n_head = 4, n_layer = 4;
   double lr = 6e-3;
   int64_t sample_chars = 200;
+  int64_t val_batches = 0;             // batches of 64 val windows scored; 0: the whole val split
   uint64_t seed = 1337;                // batches and samples
 };
 struct BuildGptResult {
@@ -184,8 +185,9 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out);  // the defaults (and SF
 // cross-attention, measured with experiments/inspect.h.
 struct InsideOptions {
   int64_t gpt_steps = 1500;     // configs/default.json's own budget
-  int64_t reverse_steps = 1500; // configs/reverse.json's own budget
+  int64_t reverse_steps = 600;  // of configs/reverse.json's 1500, to keep the lesson to minutes
   int64_t role_windows = 16;    // val windows the head roles are averaged over
+  bool full_val = true;         // the GPT's val loss over the whole val split (false: 20 batches)
 };
 struct InsideResult {
   int64_t gpt_steps = 0, reverse_steps = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "autograd/errors.h"
 #include "autograd/threads.h"
 
 #include "lessons/14_stage_model.h"
@@ -40,8 +41,9 @@ TEST_CASE("lesson 14: each stage's parameter count equals its formula and sf::GP
 
 TEST_CASE("lesson 14 on a reduced budget: the full model beats the bigram table") {
   BuildGptOptions o;
-  o.steps = kSanitized ? 4 : 150;
+  o.steps = kSanitized ? 4 : 120;
   o.n_layer = 2;
+  o.val_batches = 8;  // 16384 val characters
   o.sample_chars = kSanitized ? 10 : 60;
   std::ostringstream out;
   BuildGptResult r = run_lesson_build_gpt(out, o);
@@ -65,8 +67,9 @@ TEST_CASE("lesson 14 on a reduced budget: the full model beats the bigram table"
 
 TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
   BuildGptOptions o;
-  o.steps = kSanitized ? 2 : 30;
+  o.steps = kSanitized ? 2 : 12;
   o.n_layer = 1;
+  o.val_batches = 2;
   o.sample_chars = 20;
   BuildGptOptions o2 = o;
   o2.sample_chars = 21;  // other options, so it trains again (results are memoised per options)
@@ -86,13 +89,14 @@ TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
 
 TEST_CASE("lesson 15 on a reduced budget: a role per head, and the reverse model looks at the mirrored position") {
   InsideOptions o;
-  o.gpt_steps = kSanitized ? 4 : 100;
-  o.reverse_steps = kSanitized ? 4 : 300;
+  o.gpt_steps = kSanitized ? 4 : 30;
+  o.reverse_steps = kSanitized ? 4 : 200;
   o.role_windows = 2;
+  o.full_val = false;
   std::ostringstream out;
   InsideResult r = run_lesson_inside(out, o);
   REQUIRE(r.roles.size() == 16);  // configs/default.json: 4 layers x 4 heads
-  for (const HeadRole& h : r.roles) {
+  for (const sf::HeadRole& h : r.roles) {
     CHECK(h.prev >= 0);
     CHECK(h.prev <= 1 + 1e-6);
     CHECK(h.first <= 1 + 1e-6);
@@ -103,9 +107,35 @@ TEST_CASE("lesson 15 on a reduced budget: a role per head, and the reverse model
   CHECK(r.prompt_maps.layers() == 4);
   REQUIRE(r.cross.aligned_share.size() == 2);  // configs/reverse.json: 2 decoder layers
   CHECK(r.cross.alignment == "mirrored");
+  MESSAGE("reverse, " << o.reverse_steps << " steps: mirrored share " << r.cross.aligned_share[0] << ", "
+                     << r.cross.aligned_share[1]);
   if (!kSanitized) {
-    // 300 steps: one of the two layers already puts far more than chance (about 0.2) there
-    CHECK(std::max(r.cross.aligned_share[0], r.cross.aligned_share[1]) > 0.35);
+    // 200 steps: one of the two layers already puts more than chance (about 0.2) there (measured
+    // here: 0.32 and 0.42; 1500 steps: see the lesson)
+    CHECK(std::max(r.cross.aligned_share[0], r.cross.aligned_share[1]) > 0.3);
   }
   CHECK(out.str().find("\n== 4. ") != std::string::npos);
+}
+
+TEST_CASE("lesson 14 runs on the Tang poems too (SF_LESSON_CORPUS=tang)") {
+  StageData d;
+  try {
+    d = load_stage_data("tang");
+  } catch (const sf::Error& e) {
+    MESSAGE("skipped: " << e.what());
+    return;
+  }
+  CHECK(d.tokenizer->vocab_size() > 1000);  // thousands of characters: a large bigram table
+  BuildGptOptions o;
+  o.corpus = "tang";
+  o.steps = kSanitized ? 2 : 10;
+  o.n_layer = 1;
+  o.sample_chars = 10;
+  o.val_batches = 1;
+  std::ostringstream out;
+  BuildGptResult r = run_lesson_build_gpt(out, o);
+  CHECK(r.params == r.formula);
+  CHECK(r.params[0] == static_cast<int64_t>(d.tokenizer->vocab_size()) * d.tokenizer->vocab_size());
+  CHECK(out.str().find("images/14_build_gpt_tang.png") != std::string::npos);
+  CHECK_THROWS_WITH_AS(load_stage_data("klingon"), doctest::Contains("valid: shakespeare, tang"), sf::Error);
 }

@@ -1,0 +1,47 @@
+// pictures.cpp: drawing a lesson's pictures into its stream's image folder (see pictures.h).
+#include "lessons/pictures.h"
+
+#include <iostream>
+
+#include "experiments/metrics.h"
+#include "lessons/lesson.h"
+
+namespace sf::lessons {
+
+// Prints the picture's line; returns the path to draw to, or "" when the stream has no folder.
+static std::string announce(std::ostream& out, const std::string& file) {
+  out << tr(out, "picture: images/", "图：images/") << file << "\n";
+  std::string dir = image_dir(out);
+  return dir.empty() ? "" : dir + "/" + file;
+}
+
+void draw_gnuplot(std::ostream& out, const std::string& file, const std::string& body, int width, int height) {
+  std::string path = announce(out, file);
+  if (path.empty()) return;
+  std::string note = render_gnuplot_png(body, path, width, height);
+  if (!note.empty()) std::cerr << note << "\n";
+}
+
+void draw_attention(std::ostream& out, const std::string& file, const AttentionMaps& maps, int64_t layer,
+                    const std::string& title) {
+  std::string path = announce(out, file);
+  if (path.empty()) return;
+  std::string note = draw_attention_png(maps, layer, path, title);
+  if (!note.empty()) std::cerr << note << "\n";
+}
+
+AttentionMaps attention_maps_of(const std::vector<double>& weights, int64_t H, const std::vector<std::string>& queries,
+                                const std::vector<std::string>& keys) {
+  AttentionMaps m;
+  m.labels = queries;
+  if (keys != queries) m.key_labels = keys;
+  const size_t T = queries.size(), S = keys.size();
+  m.weights.assign(1, std::vector<std::vector<std::vector<double>>>(static_cast<size_t>(H)));
+  for (size_t h = 0; h < static_cast<size_t>(H); ++h)
+    for (size_t q = 0; q < T; ++q)
+      m.weights[0][h].emplace_back(weights.begin() + static_cast<std::ptrdiff_t>((h * T + q) * S),
+                                   weights.begin() + static_cast<std::ptrdiff_t>((h * T + q + 1) * S));
+  return m;
+}
+
+}  // namespace sf::lessons
