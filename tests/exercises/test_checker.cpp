@@ -120,4 +120,14 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   } else {
     CHECK(one.exit_code == (r.outcome() == Outcome::passed ? 0 : 1));
   }
+
+  // `check all` ends with the counts, which add up to the number of exercises.
+  auto all = run_cli({"exercise", "check", "all"});
+  int counts[3] = {0, 0, 0};
+  for (const Exercise& e : all_exercises()) ++counts[static_cast<int>(run_exercise(e).outcome())];
+  std::string summary = std::to_string(counts[0]) + " passed, " + std::to_string(counts[1]) + " failing, " +
+                        std::to_string(counts[2]) + " not implemented yet (of 18)\n";
+  CHECK(all.out.size() > summary.size());
+  CHECK(all.out.substr(all.out.size() - summary.size()) == summary);
+  CHECK(all.exit_code == (counts[0] == 18 ? 0 : 1));
 }

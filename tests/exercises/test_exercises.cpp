@@ -4,6 +4,8 @@
 // with a FAIL line and a hint. One test case per exercise.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <string>
 
