@@ -97,6 +97,12 @@ std::vector<double> train(GPT& model, bool leaky, data::RandomWindows& batches, 
 
 ErrataResult run_lesson_errata(std::ostream& out) {
   ErrataResult r;
+  errata_articles(out, r);
+  errata_mask_training(out, r);
+  return r;
+}
+
+void errata_articles(std::ostream& out, ErrataResult& r) {
   manual_seed(17);  // the modules built without a Generator of their own draw from this one
 
   heading(out, 1, "Article 003's positional-encoding table is not the sinusoidal one",
@@ -308,8 +314,6 @@ ErrataResult run_lesson_errata(std::ostream& out) {
             "掩码什么也没改变，我 会关注到 喜欢 和 苹果，也就是未来。文章自己的注意力函数写对了：\n"
             "scores = scores.masked_fill(...)。\n");
 
-  errata_mask_training(out, r);
-  return r;
 }
 
 }  // namespace sf::lessons

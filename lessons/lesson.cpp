@@ -73,7 +73,7 @@ const std::vector<Lesson>& all_lessons() {
        "16_tokenize_zh", printing(run_lesson_tokenize_zh)},
       {17, "errata", "Errata: the source articles' examples recomputed, and a GPT trained without its mask",
        "勘误：重算源文章的例子，再训练一个丢了掩码的 GPT",
-       "17_errata", printing(run_lesson_errata)},
+       "17_errata", printing(run_lesson_errata), true},
   };
   return lessons;
 }

@@ -249,8 +249,10 @@ struct ErrataResult {
   double correct_generation = 0, leaky_generation = 0;  // from prefixes only, held out
   double correct_word_share = 0, leaky_word_share = 0;  // of the greedy samples' words
 };
+// A slow lesson (Lesson::slow): its two GPTs train for about 10 s of CPU, once per process.
 ErrataResult run_lesson_errata(std::ostream& out);
-// Steps 8-10 of lesson 17 (17_errata_mask.cpp): the two GPTs, trained once per process.
+// Its steps 1-7 (the articles' examples, no training) and 8-10 (17_errata_mask.cpp: the GPTs).
+void errata_articles(std::ostream& out, ErrataResult& r);
 void errata_mask_training(std::ostream& out, ErrataResult& r);
 
 }  // namespace sf::lessons
