@@ -21,14 +21,14 @@
 #include <vector>
 
 #include "autograd/attention.h"
-#include "autograd/blas.h"
+#include "autograd/cpu/blas.h"
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
-#include "autograd/lowp.h"
+#include "autograd/cpu/kernels.h"
+#include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
-#include "autograd/simd.h"
-#include "autograd/small_gemm.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/simd.h"
+#include "autograd/cpu/small_gemm.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

@@ -3,11 +3,11 @@
 #include <cmath>
 
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
-#include "autograd/lowp.h"
+#include "autograd/cpu/kernels.h"
+#include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
-#include "autograd/simd.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/simd.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

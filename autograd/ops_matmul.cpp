@@ -3,12 +3,12 @@
 // low-precision grid (accumulation stays float32, as on tensor cores).
 #include <algorithm>
 
-#include "autograd/blas.h"
+#include "autograd/cpu/blas.h"
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
-#include "autograd/lowp.h"
+#include "autograd/cpu/kernels.h"
+#include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
+#include "autograd/cpu/kernels.h"
 #include "autograd/ops.h"
-#include "autograd/simd.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/simd.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

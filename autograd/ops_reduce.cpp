@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
+#include "autograd/cpu/kernels.h"
 #include "autograd/ops.h"
 
 namespace sf {

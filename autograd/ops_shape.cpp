@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "autograd/graph.h"
-#include "autograd/kernels.h"
+#include "autograd/cpu/kernels.h"
 #include "autograd/ops.h"
 
 namespace sf {

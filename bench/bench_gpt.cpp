@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "autograd/lowp.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/lowp.h"
+#include "autograd/cpu/threads.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"
 #include "optim/clip.h"

@@ -20,7 +20,7 @@
 #include "autograd/attention.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 using namespace sf;
 using Clock = std::chrono::steady_clock;

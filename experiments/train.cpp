@@ -24,7 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/errors.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 #include "experiments/atomic_file.h"
 #include "experiments/checkpoint.h"
 #include "experiments/metrics.h"

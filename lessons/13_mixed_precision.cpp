@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
-#include "autograd/lowp.h"
+#include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

@@ -2,7 +2,7 @@
 //
 // Master weights and optimizer state stay float32. The forward and the backward run under
 // AutocastGuard(precision): matmuls and activations round their inputs, outputs and gradients to
-// fp16/bf16 (autograd/lowp.h), while softmax, LayerNorm statistics, the loss and the optimizer
+// fp16/bf16 (autograd/cpu/lowp.h), while softmax, LayerNorm statistics, the loss and the optimizer
 // stay float32. fp16 uses dynamic loss scaling (GradScaler) by default; bf16 has fp32's exponent
 // range and does not (torch does not scale bf16 either); fp32 does nothing. One iteration:
 //
@@ -28,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autograd/lowp.h"
+#include "autograd/cpu/lowp.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"
 

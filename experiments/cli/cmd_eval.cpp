@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "autograd/errors.h"
-#include "autograd/lowp.h"
+#include "autograd/cpu/lowp.h"
 #include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
 #include "experiments/config.h"

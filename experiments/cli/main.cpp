@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "autograd/errors.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 #include "experiments/cli/commands.h"
 
 namespace sf {

@@ -1,4 +1,4 @@
-// fp16 / bf16 rounding (autograd/lowp.h), bit for bit against numpy.float16 and torch.bfloat16
+// fp16 / bf16 rounding (autograd/cpu/lowp.h), bit for bit against numpy.float16 and torch.bfloat16
 // (reference bits in tests/reference/autograd/lowp.json, written by gen_autograd_ref.py), plus
 // the edge cases spelled out by hand so a reader sees what each one means.
 #include <doctest/doctest.h>
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autograd/lowp.h"
+#include "autograd/cpu/lowp.h"
 
 using namespace sf;
 

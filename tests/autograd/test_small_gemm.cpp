@@ -11,7 +11,7 @@
 
 #include "autograd/attention.h"
 #include "autograd/ops.h"
-#include "autograd/small_gemm.h"
+#include "autograd/cpu/small_gemm.h"
 
 using namespace sf;
 using namespace sf::kernels;

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "autograd/blas.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/blas.h"
+#include "autograd/cpu/threads.h"
 
 using namespace sf;
 

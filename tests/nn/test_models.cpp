@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 #include "nn/gpt.h"
 #include "nn/transformer.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "autograd/tensor.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf::kernels {
 

@@ -1,5 +1,5 @@
 // lowp.cpp: rounding float32 values onto the fp16 and bf16 grids.
-#include "autograd/lowp.h"
+#include "autograd/cpu/lowp.h"
 
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #endif
 
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 

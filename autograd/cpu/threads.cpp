@@ -10,7 +10,7 @@
 // The generation counter is odd while no job is open. A worker enters a job by counting itself
 // in `inside_` and then re-checking the generation; the caller closes the job (generation odd)
 // before waiting for `inside_` to drain, so no worker can see a job half set up or left behind.
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 #include <atomic>
 #include <chrono>

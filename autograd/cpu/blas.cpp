@@ -1,11 +1,11 @@
 // blas.cpp: the gemm wrappers of blas.h.
-#include "autograd/blas.h"
+#include "autograd/cpu/blas.h"
 
 #include <cblas.h>
 
 #include <algorithm>
 
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 namespace sf::blas {
 

@@ -5,7 +5,7 @@
 // values op(A)(m, k) and does R * NV fused multiply-adds. Columns left over after the full vectors
 // (N not a multiple of the vector width) take a scalar loop. Every element of C is one sum over k
 // in increasing order, so the result depends on the shape only (never on threads or alignment).
-#include "autograd/small_gemm.h"
+#include "autograd/cpu/small_gemm.h"
 
 #include <algorithm>
 
