@@ -290,11 +290,11 @@ void attention_ops(Registry& r) {
   };
   AttentionOptions padded3;
   padded3.key_padding = Tensor::from_vector({0, 1, 0, 0, 0, 1}, {2, 3}, DType::f32);
-  r.add("attention", "packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
-  r.add("attention", "packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
-  r.add("attention", "packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
-  r.add("attention", "packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
-  r.add("attention", "packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
+  r.add("attention", "attention_packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
+  r.add("attention", "attention_packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
+  r.add("attention", "attention_packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
+  r.add("attention", "attention_packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
+  r.add("attention", "attention_packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/errors.h"
@@ -141,6 +142,9 @@ class Tensor {
   TensorImpl& checked() const;
   std::shared_ptr<TensorImpl> impl_;
 };
+
+// Named tensors in a fixed order, the way a state_dict lists them: {"h.0.attn.c_attn.weight", W}.
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 // Printing: shape, dtype, and the values rounded for reading, long dimensions elided.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

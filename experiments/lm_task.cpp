@@ -16,7 +16,7 @@
 #include "data/sha256.h"
 #include "data/text_dataset.h"
 #include "experiments/lm_data.h"
-#include "experiments/sampling.h"
+#include "nn/sampling.h"
 #include "experiments/task.h"
 #include "nn/gpt.h"
 #include "nn/init.h"
@@ -211,7 +211,7 @@ class LmTask : public Task {
   }
 
   json data_state() const override {
-    json s = {{"dropout_rng", model_->generator().state()}};
+    json s = {{"dropout_rng", model_->dropout_rng().state()}};
     if (torch_batches_) {
       s["train_windows"] = torch_batches_->get_state();
       s["torch_rng"] = torch_rng_->state();
@@ -235,7 +235,7 @@ class LmTask : public Task {
     } else {
       train_batches_.set_state(s["train_windows"]);
     }
-    model_->generator().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
+    model_->dropout_rng().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
   std::string sample_report(const std::vector<std::string>& samples) const override {

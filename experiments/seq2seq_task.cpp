@@ -54,6 +54,7 @@ class Seq2SeqTask : public Task {
     t.norm = c.model.norm;
     t.activation = c.model.activation;
     t.init = c.model.init;
+    t.window = c.model.window;
     t.seed = static_cast<uint64_t>(c.train.seed);
     model_ = std::make_unique<Transformer>(t);
   }

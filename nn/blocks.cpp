@@ -19,8 +19,33 @@ AttentionConfig attention_config(const BlockConfig& c, bool cross) {
   return a;
 }
 
+static void require(bool ok, const std::string& message) {
+  if (!ok) throw ConfigError("model: " + message);
+}
+
+void validate(const BlockConfig& c, const char* width) {
+  const std::string w = width;
+  require(c.d_model > 0, w + " must be positive, got " + std::to_string(c.d_model));
+  require(c.n_head > 0, "n_head must be positive, got " + std::to_string(c.n_head));
+  require(c.d_model % c.n_head == 0, w + " " + std::to_string(c.d_model) + " is not divisible by n_head " +
+                                         std::to_string(c.n_head));
+  require(c.d_ff >= 0, "d_ff must be >= 0 (0 means 4 * " + w + "), got " + std::to_string(c.d_ff));
+  require(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got " + std::to_string(c.dropout));
+  require(c.window >= 0, "window must be >= 0, got " + std::to_string(c.window));
+  require(c.ln_eps > 0, "ln_eps must be positive");
+  require(c.rope_base > 0, "rope_base must be positive");
+  require(c.pos != PosEncoding::rope || (c.d_model / c.n_head) % 2 == 0,
+          "pos_encoding rope needs an even head size " + w + " / n_head, got " + std::to_string(c.d_model / c.n_head));
+}
+
+bool parse_pre_ln(const std::string& norm) {
+  if (norm == "pre") return true;
+  if (norm == "post") return false;
+  throw ConfigError("model: norm must be \"pre\" or \"post\", got \"" + norm + "\"");
+}
+
 static int64_t checked_window(const BlockConfig& c) {
-  if (c.window < 0) throw ConfigError("block: window must be >= 0, got " + std::to_string(c.window));
+  validate(c);
   return c.window;
 }
 

@@ -30,6 +30,34 @@ struct BlockConfig {
   int64_t window = 0;      // > 0: sliding-window self-attention of this width
 };
 
+// Throws ConfigError ("model: ...") naming the first impossible setting; `width` is what the
+// model calls d_model ("n_embd" for the GPT). The blocks' constructors call it too.
+void validate(const BlockConfig& c, const char* width = "d_model");
+
+// "pre" -> true, "post" -> false; anything else is a ConfigError listing both.
+bool parse_pre_ln(const std::string& norm);
+
+// The block settings that the GPT and the encoder-decoder Transformer share, read from their
+// configs' fields of the same names (n_head, d_ff, bias, dropout, activation, norm, ln_eps,
+// pos_encoding, rope_base, window) and validated: the one place that maps them to a BlockConfig.
+template <class ModelConfig>
+BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* width) {
+  BlockConfig b;
+  b.d_model = d_model;
+  b.n_head = m.n_head;
+  b.d_ff = m.d_ff;
+  b.bias = m.bias;
+  b.dropout = m.dropout;
+  b.activation = parse_activation(m.activation);
+  b.pre_ln = parse_pre_ln(m.norm);
+  b.ln_eps = m.ln_eps;
+  b.pos = parse_pos_encoding(m.pos_encoding);
+  b.rope_base = m.rope_base;
+  b.window = m.window;
+  validate(b, width);
+  return b;
+}
+
 // The attention config of a block's self-attention (cross = false) or cross-attention.
 AttentionConfig attention_config(const BlockConfig& c, bool cross);
 

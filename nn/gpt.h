@@ -71,6 +71,7 @@ class GPT : public Module {
   // Appends max_new_tokens tokens to idx (B, T0) using the KV cache: sampling from
   // softmax(logits / temperature) restricted to the top_k (0 = all), or greedy when
   // temperature == 0. The context is cropped to the last block_size tokens when it gets longer.
+  // The same sampler as sample_rows (nn/sampling.h), which also offers top_p and streaming.
   IntTensor generate(const IntTensor& idx, int64_t max_new_tokens, double temperature, int64_t top_k,
                      Generator& gen);
 
@@ -79,7 +80,7 @@ class GPT : public Module {
   const Tensor& attention(int64_t layer) const { return h[static_cast<size_t>(layer)].attn.last_attention(); }
   const GPTConfig& config() const { return config_; }
   // The Generator that draws dropout masks (its state goes into checkpoints).
-  Generator& generator() { return rng_; }
+  Generator& dropout_rng() { return rng_; }
   std::string extra_repr() const override;
 
   // What enters block 1: drop(s * wte[idx] + positions) (B, T, C) at positions offset..offset+T-1.

@@ -25,8 +25,6 @@
 
 namespace sf {
 
-// Named tensors in a fixed order, the way a state_dict lists them.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 using Metadata = std::map<std::string, std::string>;
 
 // Largest header we accept (the reference implementation's limit): 100 MB of JSON.

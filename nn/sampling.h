@@ -1,4 +1,6 @@
-// sampling.h: drawing text from a trained GPT, one token at a time with the KV cache.
+// sampling.h: drawing text from a GPT, one token at a time with the KV cache. The one sampler
+// of the project: GPT::generate, `scratchformer sample` and the samples printed while training
+// all draw through it.
 //
 // Each new token is drawn from softmax(logits / temperature) over the last position, restricted
 // to the top_k most likely tokens (0 = all) and then to the smallest set whose probability
@@ -20,13 +22,20 @@ struct SampleOptions {
   double top_p = 1.0;
 };
 
-// The index drawn from one row of logits (V values) under the options above.
+// The index drawn from one row of logits (V values, float32 or float64) under the options above.
 int32_t sample_from_logits(const float* logits, int64_t V, const SampleOptions& o, Generator& gen);
+int32_t sample_from_logits(const double* logits, int64_t V, const SampleOptions& o, Generator& gen);
 
-// prompt (at least one token) followed by max_new_tokens sampled tokens. Runs the model in eval
-// mode without gradients; the context slides (and the cache is recomputed) past block_size.
-// `on_token`, when given, sees each new token as it is drawn (to stream it) and returns false to
-// stop early (e.g. on Ctrl-C); the tokens drawn so far are returned.
+// Continues each prompt (every row at least one token, all rows the same length) by
+// max_new_tokens sampled tokens, drawing row 0, 1, ... at each step. Runs the model in eval mode
+// without gradients; the context slides (and the cache is recomputed) past block_size.
+// `on_token`, when given, sees each new token of a one-row call as it is drawn (to stream it) and
+// returns false to stop early (e.g. on Ctrl-C); the tokens drawn so far are returned.
+std::vector<std::vector<int32_t>> sample_rows(GPT& model, std::vector<std::vector<int32_t>> prompts,
+                                              const SampleOptions& o, Generator& gen,
+                                              const std::function<bool(int32_t)>& on_token = nullptr);
+
+// One row: the prompt followed by what sample_rows draws after it.
 std::vector<int32_t> sample_gpt(GPT& model, std::vector<int32_t> prompt, const SampleOptions& o, Generator& gen,
                                 const std::function<bool(int32_t)>& on_token = nullptr);
 

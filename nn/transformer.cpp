@@ -22,42 +22,15 @@ void TransformerConfig::validate() const {
   require(max_len > 0, "max_len must be positive, got " + std::to_string(max_len));
   require(n_encoder_layers > 0, "n_encoder_layers must be positive, got " + std::to_string(n_encoder_layers));
   require(n_decoder_layers > 0, "n_decoder_layers must be positive, got " + std::to_string(n_decoder_layers));
-  require(n_head > 0, "n_head must be positive, got " + std::to_string(n_head));
-  require(d_model > 0, "d_model must be positive, got " + std::to_string(d_model));
-  require(d_model % n_head == 0, "d_model " + std::to_string(d_model) + " is not divisible by n_head " +
-                                     std::to_string(n_head));
-  require(d_ff >= 0, "d_ff must be >= 0 (0 means 4 * d_model), got " + std::to_string(d_ff));
-  require(dropout >= 0 && dropout < 1, "dropout must be in [0, 1), got " + std::to_string(dropout));
   require(!shared_embeddings || src_vocab_size == tgt_vocab_size,
           "shared_embeddings needs src_vocab_size == tgt_vocab_size");
-  require(ln_eps > 0, "ln_eps must be positive");
-  require(rope_base > 0, "rope_base must be positive");
-  require(norm == "pre" || norm == "post", "norm must be \"pre\" or \"post\", got \"" + norm + "\"");
-  PosEncoding pos = parse_pos_encoding(pos_encoding);
-  require(pos != PosEncoding::rope || (d_model / n_head) % 2 == 0,
-          "pos_encoding rope needs an even head size d_model / n_head");
-  parse_activation(activation);
+  block_config_of(*this, d_model, "d_model");  // the settings every block shares
   parse_init(init);
 }
 
 static const TransformerConfig& validated(const TransformerConfig& c) {
   c.validate();
   return c;
-}
-
-static BlockConfig block_config(const TransformerConfig& c) {
-  BlockConfig b;
-  b.d_model = c.d_model;
-  b.n_head = c.n_head;
-  b.d_ff = c.d_ff;
-  b.bias = c.bias;
-  b.dropout = c.dropout;
-  b.activation = parse_activation(c.activation);
-  b.pre_ln = c.norm == "pre";
-  b.ln_eps = c.ln_eps;
-  b.pos = parse_pos_encoding(c.pos_encoding);
-  b.rope_base = c.rope_base;
-  return b;
 }
 
 Transformer::Transformer(const TransformerConfig& config)
@@ -68,7 +41,7 @@ Transformer::Transformer(const TransformerConfig& config)
       src_embed(config.src_vocab_size, config.d_model),
       tgt_embed(&src_embed),
       drop(config.dropout, &rng_) {
-  const BlockConfig bc = block_config(config);
+  const BlockConfig bc = block_config_of(config, config.d_model, "d_model");
   const int64_t C = config.d_model;
   register_module("src_embed", src_embed);
   if (!config.shared_embeddings) tgt_embed = &tgt_embed_own.emplace(config.tgt_vocab_size, C);

@@ -38,6 +38,7 @@ struct TransformerConfig {
   std::string norm = "pre";                 // pre | post
   std::string activation = "relu";          // relu | gelu | gelu_tanh
   std::string init = "xavier";              // xavier | gpt2
+  int64_t window = 0;                // > 0: sliding-window self-attention of this width
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;

@@ -19,9 +19,8 @@
 
 namespace sf {
 
-// (name, parameter) pairs, e.g. {"h.0.attn.c_attn.weight", W}.
-using NamedParameters = std::vector<std::pair<std::string, Tensor>>;
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+// (name, parameter) pairs, e.g. {"h.0.attn.c_attn.weight", W}: NamedTensors (tensor.h).
+using NamedParameters = NamedTensors;
 
 // Everything an optimizer needs to continue bit for bit: tensors named "<buffer>.<param name>"
 // (e.g. "exp_avg.wte.weight"), ready to be written as safetensors, plus a small JSON of scalars

@@ -8,10 +8,8 @@
 
 #include "autograd/errors.h"
 #include "autograd/cpu/lowp.h"
-#include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
-#include "experiments/config.h"
-#include "experiments/task.h"
+#include "experiments/saved_run.h"
 
 namespace sf {
 
@@ -24,18 +22,15 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches")
       ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
   cmd->callback([target, iters] {
-    std::string record_path = find_checkpoint(*target, "best");
-    nlohmann::json record = read_checkpoint_record(record_path);
-    Config c = config_from_json(record.at("config"));
-    validate_config(c, /*check_files=*/false);
+    SavedRun run = open_saved_run(*target);
+    const Config& c = run.config;
     std::error_code ec;
     if (c.data.dataset == "text" && !std::filesystem::exists(c.data.path, ec))
       throw DataError("eval: scoring the val split needs the run's training text, data.path = \"" + c.data.path +
                       "\", which is not there (moved, deleted, or a relative path from another working folder); "
                       "`scratchformer sample " + *target + "` works without it");
-    std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
-    restore_checkpoint(record_path, record, *task, nullptr, nullptr);
-    std::printf("%s (step %lld)\n", record_path.c_str(), static_cast<long long>(record["step"].get<int64_t>()));
+    std::unique_ptr<Task> task = load_saved_task(run);
+    std::printf("%s (step %lld)\n", run.record_path.c_str(), static_cast<long long>(run.record["step"].get<int64_t>()));
     AutocastGuard autocast(c.precision.dtype == "fp16" ? Precision::fp16
                            : c.precision.dtype == "bf16" ? Precision::bf16 : Precision::fp32);
     if (*iters > 0) {

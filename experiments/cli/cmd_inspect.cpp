@@ -11,7 +11,7 @@
 #include "autograd/errors.h"
 #include "data/tokenizer.h"
 #include "experiments/atomic_file.h"
-#include "experiments/checkpoint.h"
+#include "experiments/saved_run.h"
 #include "experiments/cli/commands.h"
 #include "experiments/config.h"
 #include "experiments/inspect.h"
@@ -36,18 +36,16 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_flag("--quiet", a->quiet, "print only the head-role table, not every head's matrix");
   cmd->callback([a] {
     namespace fs = std::filesystem;
-    std::string record_path = find_checkpoint(a->run, "best");
-    nlohmann::json record = read_checkpoint_record(record_path);
-    Config c = config_from_json(record.at("config"));
-    validate_config(c, /*check_files=*/false);
+    SavedRun run = open_saved_run(a->run);
+    const Config& c = run.config;
+    const std::string& record_path = run.record_path;
     AttentionMaps maps;
     std::string report;  // printed after the maps
     if (is_seq2seq_dataset(c.data.dataset)) {
       // Encoder-decoder: the decoder's cross-attention on held-out examples (generated from the
       // config, so the run folder is all it needs), and where it looks.
       if (!a->prompt.empty()) throw ConfigError("--prompt: " + a->run + " is an encoder-decoder run; it is inspected on its held-out examples");
-      std::unique_ptr<Task> task = make_task(c, record.at("tokenizer"));
-      restore_checkpoint(record_path, record, *task, nullptr, nullptr);
+      std::unique_ptr<Task> task = load_saved_task(run);
       CrossAttentionReport r = cross_attention_report(*task, 64);
       maps = r.first;
       std::ostringstream text;
@@ -66,9 +64,9 @@ void add_inspect_command(CLI::App& app) {
       report = text.str();
     } else {
       if (a->prompt.empty()) throw ConfigError("--prompt: give the text to look at, e.g. --prompt \"ROMEO:\"");
-      auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
-      std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
-      load_checkpoint_weights(record_path, record, *model);
+      SavedGPT saved = load_saved_gpt(run, "inspect");
+      GPT* model = saved.model.get();
+      data::Tokenizer* tokenizer = saved.tokenizer.get();
       std::vector<int32_t> ids = tokenizer->encode(a->prompt);
       std::vector<std::string> labels;
       for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
@@ -81,7 +79,7 @@ void add_inspect_command(CLI::App& app) {
     fs::path run_dir = fs::is_directory(a->run) ? fs::path(a->run) : fs::path(a->run).parent_path().parent_path();
     fs::path out = a->out.empty() ? run_dir / "inspect" : fs::path(a->out);
     fs::create_directories(out);
-    std::cout << record_path << " (step " << record["step"].get<int64_t>() << "): " << maps.length() << " tokens, "
+    std::cout << record_path << " (step " << run.record["step"].get<int64_t>() << "): " << maps.length() << " tokens, "
               << maps.layers() << " layers x " << maps.heads() << " heads\n\n";
     if (!a->quiet)
       for (int64_t l = 0; l < maps.layers(); ++l)

@@ -10,13 +10,11 @@
 #include "autograd/errors.h"
 #include "data/tokenizer.h"
 #include "data/utf8.h"
-#include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
-#include "experiments/config.h"
-#include "experiments/sampling.h"
+#include "experiments/saved_run.h"
 #include "experiments/stop_signal.h"
-#include "experiments/task.h"
 #include "nn/gpt.h"
+#include "nn/sampling.h"
 
 namespace sf {
 
@@ -68,15 +66,9 @@ void add_sample_command(CLI::App& app) {
   cmd->callback([a] {
     // Everything comes from the run folder (config, tokenizer, weights): the training text is
     // not needed, so a run can be sampled after it was moved, or from any working directory.
-    std::string record_path = find_checkpoint(a->run, "best");
-    nlohmann::json record = read_checkpoint_record(record_path);
-    Config c = config_from_json(record.at("config"));
-    validate_config(c, /*check_files=*/false);
-    if (is_seq2seq_dataset(c.data.dataset))
-      throw ConfigError("sample: " + a->run + " is an encoder-decoder (seq2seq) run; `scratchformer eval` decodes its held-out examples");
-    auto tokenizer = data::tokenizer_from_json(record.at("tokenizer"), record_path);
-    std::unique_ptr<GPT> model = make_gpt(c, tokenizer->vocab_size());
-    load_checkpoint_weights(record_path, record, *model);
+    SavedGPT saved = load_saved_gpt(open_saved_run(a->run), "sample");
+    GPT* model = saved.model.get();
+    data::Tokenizer* tokenizer = saved.tokenizer.get();
     std::string prompt = a->prompt.empty() ? "\n" : a->prompt;
     std::vector<int32_t> ids;
     try {

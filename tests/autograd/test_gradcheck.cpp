@@ -3,7 +3,10 @@
 // gradients (a checker that passes everything would prove nothing).
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <regex>
 #include <set>
+#include <string>
 
 #include "autograd/gradcheck.h"
 #include "autograd/graph.h"
@@ -111,4 +114,27 @@ TEST_CASE("gradcheck refuses float32 inputs and inputs without requires_grad") {
                        ShapeError);
   Tensor x64 = Tensor::ones({2}, DType::f64);
   CHECK_THROWS_WITH_AS(gradcheck(f, {x64}), "gradcheck: no input requires grad, nothing to check", Error);
+}
+
+// Adding an op means adding its gradient check (README, "Adding an op"): this test reads the
+// public op headers and fails for any op whose name appears in no case of the registry.
+TEST_CASE("every op declared in ops.h and attention.h has a gradcheck case") {
+  std::set<std::string> ops;
+  for (const char* header : {"/autograd/ops.h", "/autograd/attention.h"}) {
+    std::ifstream in(std::string(SF_SOURCE_DIR) + header);
+    REQUIRE(in);
+    std::string line;
+    std::regex declaration(R"(^(Tensor|std::vector<Tensor>) ([a-z_0-9]+)\()");
+    for (std::smatch m; std::getline(in, line);)
+      if (std::regex_search(line, m, declaration)) ops.insert(m[2]);
+  }
+  CHECK(ops.size() >= 30);  // the parse found the declarations
+  std::vector<GradcheckCase> cases = op_gradcheck_cases();
+  for (const std::string& op : ops) {
+    std::regex word("(^|[^a-z_])" + op + "([^a-z_]|$)");
+    bool covered = false;
+    for (const GradcheckCase& c : cases) covered = covered || std::regex_search(c.group + ": " + c.name, word);
+    INFO("op " << op << " has no case in autograd/gradcheck_ops.cpp whose name contains it");
+    CHECK(covered);
+  }
 }
