@@ -1,7 +1,10 @@
-// sha256.h: SHA-256 (FIPS 180-4), to check downloads and to fingerprint tokenizers and caches.
+// sha256.h: SHA-256, to check downloads and the shipped corpus and to fingerprint tokenizers,
+// token caches and run records. The hashing itself is OpenSSL's (libcrypto's EVP interface):
+// a well-kept implementation is better than one of our own for a checksum users rely on.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -11,16 +14,16 @@ namespace sf::data {
 class Sha256 {
  public:
   Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
   void update(const void* data, size_t n);
   void update(std::string_view s) { update(s.data(), s.size()); }
   std::array<uint8_t, 32> digest();  // finishes the hash; the object is spent afterwards
 
  private:
-  void compress(const uint8_t block[64]);
-  uint32_t h_[8];
-  uint8_t buffer_[64];
-  size_t buffered_ = 0;
-  uint64_t total_bytes_ = 0;
+  struct Context;  // OpenSSL's EVP_MD_CTX, kept out of this header
+  std::unique_ptr<Context> ctx_;
 };
 
 std::string to_hex(const uint8_t* bytes, size_t n);

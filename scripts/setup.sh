@@ -5,11 +5,14 @@
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
 #   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless.
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
-# fortunes-zh holds the Tang and Song poems (datasets "tang" and "song").
+# fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
+# libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
+# code of our own.
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
-          nlohmann-json3-dev doctest-dev libcli11-dev gnuplot-nox fonts-wqy-zenhei fortunes-zh)
+          nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev gnuplot-nox fonts-wqy-zenhei
+          fortunes-zh)
 for arg in "$@"; do
   case "$arg" in
     --with-torch) packages+=(python3-torch python3-numpy) ;;
@@ -22,7 +25,7 @@ done
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup.sh: this system has no apt. Install by hand: a C++20 compiler (g++ >= 12), CMake >= 3.20," >&2
-  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, and gnuplot (optional)." >&2
+  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, OpenSSL (libcrypto), utfcpp, and gnuplot (optional)." >&2
   exit 1
 fi
 
