@@ -10,16 +10,32 @@
 // P is kept for backward (and can be returned for inspection). Tests check it against the same
 // computation composed from matmul, masked_fill and softmax.
 #pragma once
+#include <algorithm>
+#include <cstdint>
+
 #include "autograd/tensor.h"
 
 namespace sf {
 
-struct AttentionOptions {
-  bool causal = false;  // query t (at absolute position S - T + t) sees keys s <= S - T + t
+// Which keys each query may see: the one masking rule of the project (the fused kernel, the
+// composed reference in nn/attention.cpp and the layers all use it). Query t of T sits at
+// absolute position S - T + t, the last T of the S keys (which is how a KV cache lines them up).
+struct AttentionMask {
+  bool causal = false;  // only keys s <= position
   int64_t window = 0;   // > 0: additionally only keys s > position - window (local attention)
   Tensor key_padding;   // (B, S), nonzero = padding key, never attended; or undefined
-  Tensor bias;          // additive score bias broadcastable to (B, H, T, S) (e.g. ALiBi); no grad
-  double scale = 0;     // 0 means 1 / sqrt(D)
+
+  // The keys [first, end) that query t may see before key padding (end <= first: none).
+  struct KeyRange { int64_t first, end; };
+  KeyRange visible_keys(int64_t t, int64_t T, int64_t S) const {
+    const int64_t position = S - T + t;
+    return {window > 0 ? std::max<int64_t>(0, position - window + 1) : 0, causal ? position + 1 : S};
+  }
+};
+
+struct AttentionOptions : AttentionMask {
+  Tensor bias;       // additive score bias broadcastable to (B, H, T, S) (e.g. ALiBi); no grad
+  double scale = 0;  // 0 means 1 / sqrt(D)
 };
 
 // q (B, H, T, D), k and v (B, H, S, D) -> (B, H, T, D). When `weights` is given, it receives

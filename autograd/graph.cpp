@@ -12,7 +12,6 @@ namespace sf {
 // ---- anomaly mode ----
 
 static thread_local bool g_anomaly = false;
-void set_anomaly_mode(bool on) { g_anomaly = on; }
 bool anomaly_mode() { return g_anomaly; }
 AnomalyGuard::AnomalyGuard(bool on) : previous_(g_anomaly) { g_anomaly = on; }
 AnomalyGuard::~AnomalyGuard() { g_anomaly = previous_; }

@@ -38,7 +38,6 @@ Tensor leaf_grad(const Tensor& t);
 
 // Anomaly mode: the first op whose forward or backward produces NaN/Inf throws NumericalError
 // naming the op and its input shapes (like torch.autograd.set_detect_anomaly(True)).
-void set_anomaly_mode(bool on);
 bool anomaly_mode();
 class AnomalyGuard {
  public:

@@ -116,14 +116,12 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
                      lk.ld, kt.data(), S, Tp(0), p, S);  // (rows, keys) = scale Q K^T
         for (int64_t t = blk.r0; t < blk.r1; ++t) {
           Tp* row = p + (t - blk.r0) * S;
-          const int64_t pos = S - T + t;               // absolute position of this query
-          const int64_t seen = a.causal ? pos + 1 : S;  // keys [0, seen) before window and padding
+          const auto [first, seen] = opt.visible_keys(t, T, S);  // keys [first, seen) before padding
           if (bias) {
             const Tp* br = bias + (bh * T + t) * S;
             for (int64_t s = 0; s < seen; ++s) row[s] += br[s];
           }
-          if (opt.window > 0)
-            for (int64_t s = 0; s <= pos - opt.window && s < seen; ++s) row[s] = ninf;
+          for (int64_t s = 0; s < std::min(first, seen); ++s) row[s] = ninf;  // outside the window
           if (pad)
             for (int64_t s = 0; s < seen; ++s)
               if (pad[b * S + s] != 0) row[s] = ninf;

@@ -69,15 +69,6 @@ BufferCache& buffer_cache() {
 }
 }  // namespace
 
-void empty_buffer_cache() {
-  BufferCache& cache = buffer_cache();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  for (auto& [size, list] : cache.free)
-    for (void* p : list) std::free(p);
-  cache.free.clear();
-  cache.held = 0;
-}
-
 Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
   size_t rounded = nbytes <= 64 ? 64 : (nbytes + 63) / 64 * 64;
   if (rounded >= kSmallest) {

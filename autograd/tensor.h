@@ -44,9 +44,6 @@ class Storage {
   size_t nbytes_ = 0;
 };
 
-// Frees the buffers that the caching allocator keeps for reuse (tensors already freed).
-void empty_buffer_cache();
-
 // Seeded random numbers (xoshiro256**), identical on every platform, with state that can be
 // saved in a checkpoint and restored to continue bit for bit.
 class Generator {

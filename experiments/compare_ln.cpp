@@ -155,7 +155,7 @@ std::vector<double> hidden_norms(const Config& c, int64_t batches) {
     }
     return total / static_cast<double>(n);
   };
-  AttnMask causal;
+  AttentionMask causal;
   causal.causal = true;
   for (int64_t b = 0; b < batches; ++b) {
     data::LmBatch batch = windows.next();

@@ -24,7 +24,6 @@ class MetricsLog {
   // Appends one row (must hold "kind" and "step"); flushed at once, so a crash loses nothing.
   void write(const nlohmann::json& row);
   const std::string& jsonl_path() const { return jsonl_path_; }
-  const std::string& csv_path() const { return csv_path_; }
 
  private:
   std::string jsonl_path_, csv_path_;

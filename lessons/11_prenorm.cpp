@@ -37,7 +37,7 @@ static Probe probe(const std::string& norm, const IntTensor& idx, const IntTenso
   cfg.activation = "relu";                 //   ReLU feed-forward
   cfg.tied_head = false;                   //   an output layer of its own
   GPT model(cfg);
-  AttnMask causal;
+  AttentionMask causal;
   causal.causal = true;
   Tensor x = model.embed(idx);  // (B, T, C): sqrt(C) * wte[idx] + sinusoid; dropout is 0
   std::vector<Tensor> hs;

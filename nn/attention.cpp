@@ -74,7 +74,7 @@ Tensor merge_heads(const Tensor& x) {
 
 // ---- the composed reference ----
 
-Tensor mask_tensor(const AttnMask& mask, int64_t T, int64_t S, DType dtype) {
+Tensor mask_tensor(const AttentionMask& mask, int64_t T, int64_t S, DType dtype) {
   const bool pad = mask.key_padding.defined();
   if (!mask.causal && mask.window <= 0 && !pad) return Tensor();
   const int64_t Bm = pad ? mask.key_padding.size(0) : 1;
@@ -85,10 +85,9 @@ Tensor mask_tensor(const AttnMask& mask, int64_t T, int64_t S, DType dtype) {
     Tp* out = m.data<Tp>();
     for (int64_t b = 0; b < Bm; ++b)
       for (int64_t t = 0; t < T; ++t) {
-        int64_t pos = S - T + t;
+        const auto [first, end] = mask.visible_keys(t, T, S);
         for (int64_t s = 0; s < S; ++s) {
-          bool masked = (mask.causal && s > pos) || (mask.window > 0 && s <= pos - mask.window) ||
-                        (pad && padding[static_cast<size_t>(b * S + s)] != 0);
+          bool masked = s < first || s >= end || (pad && padding[static_cast<size_t>(b * S + s)] != 0);
           out[(b * T + t) * S + s] = masked ? Tp(1) : Tp(0);
         }
       }
@@ -96,7 +95,7 @@ Tensor mask_tensor(const AttnMask& mask, int64_t T, int64_t S, DType dtype) {
   return m;
 }
 
-Tensor attention_weights(const Tensor& q, const Tensor& k, const AttnMask& mask, const Tensor& bias) {
+Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& mask, const Tensor& bias) {
   const int64_t T = q.size(2), S = k.size(2), D = q.size(3);
   Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(D)));  // (B, H, T, S)
   if (bias.defined()) scores = scores + bias;
@@ -144,7 +143,7 @@ static void check_input(const Tensor& x, int64_t C, const char* what) {
                      "), got " + shape_str(x.shape()));
 }
 
-Tensor MultiHeadAttention::forward(const Tensor& x, const AttnMask& mask, KVCache* cache) {
+Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   if (config_.cross) throw ConfigError("attention: a cross-attention layer needs forward_cross");
   check_input(x, config_.d_model, "x");
   const int64_t H = config_.n_head;
@@ -195,27 +194,25 @@ Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory,
       cache->v = v.detach();
     }
   }
-  AttnMask mask;
+  AttentionMask mask;
   mask.key_padding = memory_padding;
   Tensor y = attend(q, k, v, mask);                              // (B, H, T, D)
   return resid_dropout.forward(c_proj.forward(merge_heads(y)));  // (B, T, C)
 }
 
-AttentionOptions MultiHeadAttention::attention_options(const AttnMask& mask, int64_t B, int64_t T, int64_t S,
+AttentionOptions MultiHeadAttention::attention_options(const AttentionMask& mask, int64_t B, int64_t T, int64_t S,
                                                        DType dtype) const {
   if (mask.key_padding.defined() && mask.key_padding.shape() != Shape{B, S})
     throw ShapeError("attention: key padding must be (B, S) = " + shape_str({B, S}) + ", got " +
                      shape_str(mask.key_padding.shape()));
   AttentionOptions options;
-  options.causal = mask.causal;
-  options.window = mask.window;
-  options.key_padding = mask.key_padding;
+  static_cast<AttentionMask&>(options) = mask;
   if (!alibi_slopes_.empty()) options.bias = alibi_bias(alibi_slopes_, T, S, dtype);  // (1, H, T, S)
   return options;
 }
 
 Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
-                                  const AttnMask& mask) {
+                                  const AttentionMask& mask) {
   AttentionOptions options = attention_options(mask, q.size(0), q.size(2), k.size(2), q.dtype());
   if (training() && attn_dropout.p() > 0) {  // composed path: dropout acts on the weights
     Tensor p = attention_weights(q, k, mask, options.bias);  // (B, H, T, S)

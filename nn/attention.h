@@ -21,14 +21,6 @@
 
 namespace sf {
 
-// Which keys each query may see. Query t sits at absolute position S - T + t (the last T of the
-// S keys, which is how a KV cache lines them up).
-struct AttnMask {
-  bool causal = false;  // only keys s <= position
-  int64_t window = 0;   // > 0: only keys s > position - window (sliding-window local attention)
-  Tensor key_padding;   // (B, S), nonzero = padding key that nobody attends to; or undefined
-};
-
 // Keys and values of the positions seen so far, for incremental decoding (no gradients).
 struct KVCache {
   Tensor k, v;  // (B, H, S, D), undefined when empty
@@ -53,7 +45,7 @@ class MultiHeadAttention : public Module {
 
   // Self-attention over x (B, T, C) -> (B, T, C). With a cache, x holds only the new tokens:
   // their keys and values are appended to the cache and attention runs over all S of them.
-  Tensor forward(const Tensor& x, const AttnMask& mask = {}, KVCache* cache = nullptr);
+  Tensor forward(const Tensor& x, const AttentionMask& mask = {}, KVCache* cache = nullptr);
   // Cross-attention: queries from x (B, T, C), keys and values from memory (B, S, C), whose
   // padding positions are memory_padding (B, S) or undefined. With a cache, the memory's keys and
   // values are computed on the first call and reused afterwards.
@@ -66,7 +58,6 @@ class MultiHeadAttention : public Module {
   std::string extra_repr() const override;
 
   int64_t n_head() const { return config_.n_head; }
-  int64_t head_size() const { return config_.d_model / config_.n_head; }
 
   std::optional<Linear> c_attn;  // self only: (3C, C), q k v stacked
   std::optional<Linear> c_q;     // cross only: (C, C)
@@ -75,9 +66,9 @@ class MultiHeadAttention : public Module {
   Dropout attn_dropout, resid_dropout;
 
  private:
-  Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttnMask& mask);
+  Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask);
   // The fused kernel's options for this layer: masks (key padding checked against (B, S)), ALiBi bias.
-  AttentionOptions attention_options(const AttnMask& mask, int64_t B, int64_t T, int64_t S, DType dtype) const;
+  AttentionOptions attention_options(const AttentionMask& mask, int64_t B, int64_t T, int64_t S, DType dtype) const;
   AttentionConfig config_;
   std::vector<double> alibi_slopes_;
   bool keep_attention_ = false;
@@ -93,9 +84,9 @@ Tensor merge_heads(const Tensor& x);
 // The attention weights softmax(Q K^T / sqrt(D) + bias) with the mask, composed from matmul,
 // masked_fill and softmax (the readable reference the fused op is tested against, and the path
 // that applies dropout to the weights): q (B, H, T, D), k (B, H, S, D) -> (B, H, T, S).
-Tensor attention_weights(const Tensor& q, const Tensor& k, const AttnMask& mask,
+Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& mask,
                          const Tensor& bias = Tensor());
 // The mask as a 0/1 tensor (B or 1, 1, T, S), 1 = masked, or undefined when nothing is masked.
-Tensor mask_tensor(const AttnMask& mask, int64_t T, int64_t S, DType dtype);
+Tensor mask_tensor(const AttentionMask& mask, int64_t T, int64_t S, DType dtype);
 
 }  // namespace sf

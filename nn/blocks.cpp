@@ -64,8 +64,8 @@ EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
   register_module("mlp", mlp);
 }
 
-Tensor EncoderBlock::forward(const Tensor& x, const AttnMask& mask, KVCache* cache) {
-  AttnMask m = mask;
+Tensor EncoderBlock::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
+  AttentionMask m = mask;
   if (window_ > 0) m.window = window_;
   if (pre_ln_) {
     Tensor h = x + attn.forward(ln_1.forward(x), m, cache);  // (B, T, C)
@@ -97,7 +97,7 @@ DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
 Tensor DecoderBlock::forward(const Tensor& x, const Tensor& memory, const Tensor& tgt_padding,
                              const Tensor& memory_padding, KVCache* self_cache,
                              KVCache* cross_cache) {
-  AttnMask m;
+  AttentionMask m;
   m.causal = true;
   m.window = window_;
   m.key_padding = tgt_padding;

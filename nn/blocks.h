@@ -66,7 +66,7 @@ class EncoderBlock : public Module {
   explicit EncoderBlock(const BlockConfig& config, Generator* gen = nullptr);
   // x (B, T, C) -> (B, T, C). `mask` says which keys each query sees (causal for a GPT);
   // the block's sliding window, if any, is added to it. cache: see MultiHeadAttention.
-  Tensor forward(const Tensor& x, const AttnMask& mask = {}, KVCache* cache = nullptr);
+  Tensor forward(const Tensor& x, const AttentionMask& mask = {}, KVCache* cache = nullptr);
   std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
 
   LayerNorm ln_1;

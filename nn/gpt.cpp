@@ -102,7 +102,7 @@ Tensor GPT::head(const Tensor& x) {
 
 Tensor GPT::forward(const IntTensor& idx) {
   Tensor x = embed(idx, 0);  // (B, T, C)
-  AttnMask mask;
+  AttentionMask mask;
   mask.causal = true;
   for (size_t i = 0; i < h.size(); ++i) x = h[i].forward(x, mask);  // (B, T, C)
   return head(x);  // (B, T, V)
@@ -112,7 +112,7 @@ Tensor GPT::forward(const IntTensor& idx, GPTCache& cache) {
   NoGradGuard no_grad;
   if (cache.layers.size() != h.size()) cache.layers.assign(h.size(), KVCache());
   Tensor x = embed(idx, cache.length());  // (B, T, C) at positions past .. past+T-1
-  AttnMask mask;
+  AttentionMask mask;
   mask.causal = true;
   for (size_t i = 0; i < h.size(); ++i) x = h[i].forward(x, mask, &cache.layers[i]);
   return head(x);  // (B, T, V)

@@ -163,7 +163,7 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     return gradcheck([](const Inputs& x) { return rope(x[0], 3); }, {input({2, 2, 3, 4}, 7)});
   });
   add("nn.attention", "attention_weights composed, causal + padding + alibi bias", [] {
-    AttnMask mask;
+    AttentionMask mask;
     mask.causal = true;
     mask.key_padding = padding(2, 4, 2);
     Tensor bias = alibi_bias(alibi_slopes(2), 4, 4, DType::f64);
@@ -189,7 +189,7 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
                                                   {"alibi + padding", PosEncoding::alibi, false, 0, 1}})
     add("nn.attention", "self-attention " + c.name, [c] {
       MultiHeadAttention m(attn_config(c.pos));
-      AttnMask mask;
+      AttentionMask mask;
       mask.causal = c.causal;
       mask.window = c.window;
       if (c.pad > 0) mask.key_padding = padding(2, 5, c.pad);
@@ -207,7 +207,7 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     std::string norm = pre ? "Pre-LN" : "Post-LN";
     add("nn.blocks", "EncoderBlock " + norm + " with key padding", [pre] {
       EncoderBlock m(block_config(pre));
-      AttnMask mask;
+      AttentionMask mask;
       mask.key_padding = padding(2, 4, 1);
       return check(m, {input({2, 4, 8}, 13)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
     });

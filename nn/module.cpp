@@ -58,7 +58,6 @@ Tensor Module::parameter(const std::string& dotted_name) const {
 
 void Module::train(bool on) {
   training_ = on;
-  on_train(on);
   for (auto& [name, child] : children_) child->train(on);
 }
 

@@ -82,8 +82,6 @@ class Module {
     add_child(name, &child);
     return child;
   }
-  // Called by train(); a module with its own state (Dropout) may override and chain up.
-  virtual void on_train(bool on) {}
 
  private:
   void add_child(const std::string& name, Module* child);

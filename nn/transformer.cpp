@@ -115,7 +115,7 @@ Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>
 
 Tensor Transformer::encode(const IntTensor& src, const Tensor& src_padding) {
   Tensor x = embed(src_embed, src_pos, src, 0);  // (B, S, C)
-  AttnMask mask;
+  AttentionMask mask;
   mask.key_padding = src_padding;
   for (size_t i = 0; i < encoder_layers.size(); ++i) x = encoder_layers[i].forward(x, mask);
   return encoder_ln_f ? encoder_ln_f->forward(x) : x;  // (B, S, C)

@@ -40,23 +40,6 @@ Tensor map2(const Tensor& a, const Tensor& b, F f) {
   return out;
 }
 
-// out[i] = f(a[i], b[i], c[i]) for three tensors of the same shape and dtype.
-template <class F>
-Tensor map3(const Tensor& a, const Tensor& b, const Tensor& c, F f) {
-  Tensor out = Tensor::empty(a.shape(), a.dtype());
-  dispatch(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = a.data<T>();
-    const T* y = b.data<T>();
-    const T* w = c.data<T>();
-    T* z = out.data<T>();
-    parallel_for(a.numel(), kElementGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) z[i] = f(x[i], y[i], w[i]);
-    });
-  });
-  return out;
-}
-
 // Element strides of a tensor of shape `in` seen through the broadcast shape `out`
 // (0 along broadcast axes; `in` is right-aligned to `out` as in NumPy).
 std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);

@@ -167,7 +167,7 @@ TEST_CASE("MultiHeadAttention: matches the formula written out with plain ops") 
   c.n_head = 2;
   MultiHeadAttention m(c);
   Tensor x = randn({2, 5, 8}, 4);
-  AttnMask mask;
+  AttentionMask mask;
   mask.causal = true;
   Tensor y = m.forward(x, mask);
   // By hand: q, k, v from slices of c_attn, heads by reshape + permute, softmax(q k^T / 2) v.
@@ -191,7 +191,7 @@ TEST_CASE("attention masks: a fully masked row gives zeros, never NaN") {
   MultiHeadAttention m(c);
   m.keep_attention(true);
   Tensor x = randn({2, 3, 8}, 5).requires_grad_();
-  AttnMask mask;
+  AttentionMask mask;
   mask.key_padding = Tensor::from_vector({0, 0, 1, 1, 1, 1}, {2, 3});  // batch 1: all keys padded
   Tensor y = m.forward(x, mask);
   for (double v : y.to_vector()) CHECK(std::isfinite(v));
@@ -221,7 +221,7 @@ TEST_CASE("attention masks: causal output does not depend on future tokens") {
   for (PosEncoding pos : {PosEncoding::none, PosEncoding::rope, PosEncoding::alibi}) {
     c.pos = pos;
     MultiHeadAttention m(c);
-    AttnMask mask;
+    AttentionMask mask;
     mask.causal = true;
     Tensor x = randn({1, 6, 8}, 8);
     Tensor y1 = m.forward(x, mask);
@@ -242,7 +242,7 @@ TEST_CASE("attention masks: sliding window sees exactly keys i-w < j <= i") {
   c.n_head = 1;
   MultiHeadAttention m(c);
   m.keep_attention(true);
-  AttnMask mask;
+  AttentionMask mask;
   mask.causal = true;
   mask.window = 2;
   m.forward(randn({1, 5, 4}, 9), mask);
@@ -258,7 +258,7 @@ TEST_CASE("attention masks: sliding window sees exactly keys i-w < j <= i") {
 TEST_CASE("attention: fused path equals the composed path (masks, alibi)") {
   Tensor q = randn({2, 2, 4, 4}, 10, DType::f64), k = randn({2, 2, 6, 4}, 11, DType::f64),
          v = randn({2, 2, 6, 4}, 12, DType::f64);
-  AttnMask mask;
+  AttentionMask mask;
   mask.causal = true;
   mask.window = 3;
   mask.key_padding = Tensor::from_vector({0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, {2, 6}, DType::f64);
@@ -293,7 +293,7 @@ TEST_CASE("attention: KV cache gives the same outputs as one full pass") {
   for (PosEncoding pos : {PosEncoding::none, PosEncoding::rope, PosEncoding::alibi}) {
     c.pos = pos;
     MultiHeadAttention m(c);
-    AttnMask mask;
+    AttentionMask mask;
     mask.causal = true;
     Tensor x = randn({2, 5, 8}, 14);
     Tensor full = m.forward(x, mask);

@@ -134,7 +134,7 @@ TEST_CASE("parity MultiHeadAttention vs torch.nn.MultiheadAttention") {
       inputs["memory"] = memory;
       out = mha.forward_cross(x, memory, padding);
     } else {
-      AttnMask mask;
+      AttentionMask mask;
       mask.causal = c.config["causal"];
       mask.key_padding = padding;
       out = mha.forward(x, mask);
@@ -157,7 +157,7 @@ TEST_CASE("parity EncoderBlock vs torch.nn.TransformerEncoderLayer (norm_first f
     EncoderBlock block(bc);
     load_state_dict(block, c.with_prefix("param."), file);
     Tensor x = input(c, "x");
-    AttnMask mask;
+    AttentionMask mask;
     mask.key_padding = c.at("mask.key_padding");
     check_all(file, block, c, block.forward(x, mask), {{"x", x}});
   }
