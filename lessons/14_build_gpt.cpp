@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "experiments/progress.h"
-#include "experiments/sampling.h"
+#include "nn/sampling.h"
 #include "lessons/lesson.h"
 #include "lessons/lessons.h"
 #include "lessons/pictures.h"
@@ -73,7 +73,7 @@ Tensor StageModel::forward(const IntTensor& idx) {
   IntTensor pos({T}, std::vector<int32_t>(static_cast<size_t>(T)));
   for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
   Tensor x = wte->forward(idx) + wpe->forward(pos);  // (B, T, C) + (T, C)
-  AttnMask causal;
+  AttentionMask causal;
   causal.causal = true;                              // a character sees only the ones before it
   if (attn) x = attn->forward(x, causal);            // (B, T, C)
   if (mlp) x = mlp->forward(x);                      // (B, T, C)

@@ -63,7 +63,7 @@ namespace errata {
 // The GPT's forward with the mask built but never applied: what 004's snippet does.
 Tensor leaky_forward(GPT& model, const IntTensor& idx) {
   Tensor x = model.embed(idx);                 // (B, T, C)
-  AttnMask mask;                               // mask.causal stays false: every key is visible
+  AttentionMask mask;                               // mask.causal stays false: every key is visible
   for (size_t i = 0; i < model.h.size(); ++i) x = model.h[i].forward(x, mask);
   return model.lm_head->forward(model.ln_f->forward(x));  // (B, T, V)
 }

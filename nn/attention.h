@@ -58,6 +58,7 @@ class MultiHeadAttention : public Module {
   std::string extra_repr() const override;
 
   int64_t n_head() const { return config_.n_head; }
+  int64_t head_size() const { return config_.d_model / config_.n_head; }
 
   std::optional<Linear> c_attn;  // self only: (3C, C), q k v stacked
   std::optional<Linear> c_q;     // cross only: (C, C)
