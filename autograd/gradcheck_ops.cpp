@@ -108,7 +108,7 @@ void repeated(Registry& r) {
         [](const Inputs& x) { return x[0] / x[0] + x[0] * x[0] * x[0]; });
   r.add("repeated input", "matmul(x, x)", {{{3, 3}}}, [](const Inputs& x) { return matmul(x[0], x[0]); });
   r.add("repeated input", "matmul(x, x^T)", {{{3, 4}}},
-        [](const Inputs& x) { return matmul(x[0], x[0], false, true); });
+        [](const Inputs& x) { return matmul_bt(x[0], x[0]); });
   r.add("repeated input", "sum(x) * x", {{{2, 3}}}, [](const Inputs& x) { return sum(x[0]) * x[0]; });
   r.add("repeated input", "concat(x, x)", {{{2, 3}}}, [](const Inputs& x) { return concat({x[0], x[0]}, 1); });
   r.add("repeated input", "linear(x, x) with x as input and weight", {{{3, 3}}},
@@ -187,9 +187,9 @@ void matmuls(Registry& r) {
   r.add("matmul", "batched (2,3,4) @ 2-D (4,5)", {{{2, 3, 4}}, {{4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   r.add("matmul", "batched (2,3,4) @ 2-D (5,4)^T", {{{2, 3, 4}}, {{5, 4}}},
-        [](const Inputs& x) { return matmul(x[0], x[1], false, true); });
+        [](const Inputs& x) { return matmul_bt(x[0], x[1]); });
   r.add("matmul", "batched (2,4,3)^T @ 2-D (4,5)", {{{2, 4, 3}}, {{4, 5}}},
-        [](const Inputs& x) { return matmul(x[0], x[1], true, false); });
+        [](const Inputs& x) { return matmul_at(x[0], x[1]); });
   r.add("matmul", "2-D (3,4) @ batched (2,4,5)", {{{3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   for (bool with_bias : {true, false})

@@ -65,9 +65,17 @@ Tensor slice(const Tensor& a, int64_t axis, int64_t start, int64_t end, int64_t 
 Tensor concat(const std::vector<Tensor>& tensors, int64_t axis);
 
 // ---- matrix products (ops_matmul.cpp), float32 -> sgemm, float64 -> dgemm ----
-// (..., M, K) @ (..., K, N) -> (..., M, N) with broadcast batch dimensions. trans_a / trans_b
-// use the transpose of the last two dimensions of a / b, passed to BLAS as flags (no copies).
-Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
+// (..., M, K) @ (..., K, N) -> (..., M, N) with broadcast batch dimensions.
+Tensor matmul(const Tensor& a, const Tensor& b);
+// a @ b^T and a^T @ b, the transposes of the last two dimensions passed to BLAS as flags (no
+// copies). The attention scores are matmul_bt(q, k): (T, D) @ (S, D)^T -> (T, S).
+Tensor matmul_bt(const Tensor& a, const Tensor& b);
+Tensor matmul_at(const Tensor& a, const Tensor& b);
+// The general form behind the three: op(a) @ op(b), op = transpose where the flag is set.
+struct Transposed {
+  bool a = false, b = false;
+};
+Tensor matmul(const Tensor& a, const Tensor& b, Transposed t);
 // y = x W^T + b for x (..., in), W (out, in), b (out) or undefined: one gemm over all rows.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 

@@ -27,7 +27,8 @@ static bool broadcastable(const Shape& a, const Shape& b) {
   return true;
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+Tensor matmul(const Tensor& a, const Tensor& b, Transposed t) {
+  const bool ta = t.a, tb = t.b;
   kernels::check_same_dtype(a, b, "matmul");
   if (a.dim() < 2 || b.dim() < 2)
     throw ShapeError("matmul: both operands need at least 2 dimensions, got " + shape_str(a.shape()) +
@@ -75,15 +76,19 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
     Tensor g = lowp_copy(dout);
     // C = op(A) op(B): d op(A) = dC op(B)^T and d op(B) = op(A)^T dC, transposed back when flagged.
     if (a.requires_grad()) {
-      Tensor da = ta ? matmul(b, g, tb, true) : matmul(g, b, false, !tb);
+      Tensor da = ta ? matmul(b, g, Transposed{tb, true}) : matmul(g, b, Transposed{false, !tb});
       accumulate_grad(a, lowp_round(sum_to(da, a.shape())));
     }
     if (b.requires_grad()) {
-      Tensor db = tb ? matmul(g, a, true, ta) : matmul(a, g, !ta, false);
+      Tensor db = tb ? matmul(g, a, Transposed{true, ta}) : matmul(a, g, Transposed{!ta, false});
       accumulate_grad(b, lowp_round(sum_to(db, b.shape())));
     }
   });
 }
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed{}); }
+Tensor matmul_bt(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed{false, true}); }
+Tensor matmul_at(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed{true, false}); }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   kernels::check_same_dtype(x, weight, "linear");

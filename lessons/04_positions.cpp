@@ -59,7 +59,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
     m[static_cast<size_t>(b * C + a)] = -s; m[static_cast<size_t>(b * C + b)] = c;   // cos(x+y) = cos x cos y - sin x sin y
   }
   Tensor M = Tensor::from_vector(m, {C, C}, DType::f64);
-  Tensor shifted = matmul(slice(PE, 0, 0, T - k), M, false, true);  // rows p: M PE(p)
+  Tensor shifted = matmul_bt(slice(PE, 0, 0, T - k), M);  // rows p: M PE(p)
   double err = max_abs_diff(shifted.to_vector(), slice(PE, 0, k, T).to_vector());  // vs PE(p + k)
   // [/excerpt]
   show(out, tr(out, "M_3 (the same matrix for every p)", "M_3（对所有 p 都是同一个矩阵）"), M, 3);

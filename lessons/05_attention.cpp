@@ -35,7 +35,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
 
   heading(out, 2, "Scores: how well the query matches each key, q . k", "注意力分数：查询与每个键有多匹配，q . k");
   // [excerpt: scores]
-  Tensor scores = matmul(q, K, false, true);  // (1, d_k) @ (d_k, S) -> (1, S)
+  Tensor scores = matmul_bt(q, K);  // (1, d_k) @ (d_k, S) -> (1, S)
   // [/excerpt]
   r.scores = scores.to_vector();
   const double* qv = q.data<double>();
@@ -102,7 +102,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
                                   0.3, 0.9, 0.4, 0.1,     // Q(喜欢) (made up)
                                   0.1, 0.3, 0.9, 0.4},    // Q(苹果) (from the example)
                                  {3, 4}, DType::f64);     // (T, d_k)
-  Tensor S = matmul(Q, K, false, true) / 2.0;             // (T, S)
+  Tensor S = matmul_bt(Q, K) / 2.0;             // (T, S)
   Tensor future = Tensor::from_vector({0, 1, 1,
                                        0, 0, 1,
                                        0, 0, 0}, {3, 3}, DType::f64);  // 1 = key s > query t
@@ -139,7 +139,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   Tensor V4 = concat({V, Tensor::full({1, 4}, 9.0, DType::f64)}, 0);
   Tensor Q4 = concat({Q, Tensor::zeros({1, 4}, DType::f64)}, 0);      // (T=4, d_k)
   Tensor pad = Tensor::from_vector({0, 0, 0, 1}, {1, 4}, DType::f64); // 1 = padding key
-  Tensor P4 = softmax(masked_fill(matmul(Q4, K4, false, true) / 2.0, pad, -INFINITY), -1);
+  Tensor P4 = softmax(masked_fill(matmul_bt(Q4, K4) / 2.0, pad, -INFINITY), -1);
   // [/excerpt]
   show(out, tr(out, "weights with the <pad> key masked", "屏蔽 <pad> 键之后的权重"), P4, 4);
   r.padding_weights = P4.to_vector();

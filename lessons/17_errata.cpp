@@ -148,7 +148,7 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
   // [excerpt: softmax]
   Tensor q = Tensor::from_vector(row(kQ, 2), {1, 4}, DType::f64);     // Q of 苹果
   Tensor K = Tensor::from_vector(kK, {3, 4}, DType::f64);
-  Tensor scaled = matmul(q, K, false, true) * (1.0 / std::sqrt(4.0));  // (1, 3): q.k / sqrt(d_k)
+  Tensor scaled = matmul_bt(q, K) * (1.0 / std::sqrt(4.0));  // (1, 3): q.k / sqrt(d_k)
   Tensor e = exp(scaled);
   Tensor weights = softmax(scaled, -1);                                // e / sum(e)
   // [/excerpt]
@@ -297,7 +297,7 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
 
   heading(out, 7, "Article 004's mask snippet throws its result away", "文章 004 的掩码代码把结果丢掉了");
   // [excerpt: mask]
-  Tensor scores = matmul(Tensor::from_vector(kQ, {3, 4}, DType::f64), K, false, true) * 0.5;  // (3, 3)
+  Tensor scores = matmul_bt(Tensor::from_vector(kQ, {3, 4}, DType::f64), K) * 0.5;  // (3, 3)
   Tensor future = Tensor::from_vector({0, 1, 1, 0, 0, 1, 0, 0, 0}, {3, 3}, DType::f64);     // mask == 0
   masked_fill(scores, future, -INFINITY);                   // 004: the returned tensor is dropped
   Tensor as_written = softmax(scores, -1);

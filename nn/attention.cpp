@@ -97,7 +97,7 @@ Tensor mask_tensor(const AttentionMask& mask, int64_t T, int64_t S, DType dtype)
 
 Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& mask, const Tensor& bias) {
   const int64_t T = q.size(2), S = k.size(2), D = q.size(3);
-  Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(D)));  // (B, H, T, S)
+  Tensor scores = matmul_bt(q, k) * (1.0 / std::sqrt(static_cast<double>(D)));  // (B, H, T, S)
   if (bias.defined()) scores = scores + bias;
   Tensor m = mask_tensor(mask, T, S, q.dtype());  // (B or 1, 1, T, S)
   if (m.defined()) scores = masked_fill(scores, m, -std::numeric_limits<double>::infinity());

@@ -7,7 +7,7 @@
 
 namespace sf {
 
-AttentionConfig attention_config(const BlockConfig& c, bool cross) {
+static AttentionConfig attention_config(const BlockConfig& c, bool cross) {
   AttentionConfig a;
   a.d_model = c.d_model;
   a.n_head = c.n_head;
@@ -18,6 +18,9 @@ AttentionConfig attention_config(const BlockConfig& c, bool cross) {
   a.rope_base = c.rope_base;
   return a;
 }
+
+AttentionConfig self_attention_config(const BlockConfig& c) { return attention_config(c, /*cross=*/false); }
+AttentionConfig cross_attention_config(const BlockConfig& c) { return attention_config(c, /*cross=*/true); }
 
 static void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError("model: " + message);
@@ -53,7 +56,7 @@ static int64_t checked_window(const BlockConfig& c) {
 EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
     : Module("EncoderBlock"),
       ln_1(c.d_model, c.ln_eps, c.bias),
-      attn(attention_config(c, false), gen),
+      attn(self_attention_config(c), gen),
       ln_2(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
       pre_ln_(c.pre_ln),
@@ -79,9 +82,9 @@ Tensor EncoderBlock::forward(const Tensor& x, const AttentionMask& mask, KVCache
 DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
     : Module("DecoderBlock"),
       ln_1(c.d_model, c.ln_eps, c.bias),
-      attn(attention_config(c, false), gen),
+      attn(self_attention_config(c), gen),
       ln_2(c.d_model, c.ln_eps, c.bias),
-      cross_attn(attention_config(c, true), gen),
+      cross_attn(cross_attention_config(c), gen),
       ln_3(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
       pre_ln_(c.pre_ln),

@@ -58,8 +58,9 @@ BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* w
   return b;
 }
 
-// The attention config of a block's self-attention (cross = false) or cross-attention.
-AttentionConfig attention_config(const BlockConfig& c, bool cross);
+// The attention config of a block's self-attention and of its cross-attention.
+AttentionConfig self_attention_config(const BlockConfig& c);
+AttentionConfig cross_attention_config(const BlockConfig& c);
 
 class EncoderBlock : public Module {
  public:

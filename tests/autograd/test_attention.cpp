@@ -36,7 +36,7 @@ Tensor reference_mask(int64_t B, int64_t T, int64_t S, const AttentionOptions& o
 
 Tensor composed_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt) {
   int64_t B = q.size(0), T = q.size(2), S = k.size(2);
-  Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(q.size(3))));
+  Tensor scores = matmul_bt(q, k) * (1.0 / std::sqrt(static_cast<double>(q.size(3))));
   if (opt.bias.defined()) scores = scores + opt.bias;
   scores = masked_fill(scores, reference_mask(B, T, S, opt), -INFINITY);
   return matmul(softmax(scores, -1), v);

@@ -15,7 +15,7 @@ TEST_CASE("shape mismatch names the op and both shapes") {
   CHECK_THROWS_WITH_AS(mul(t({5}), t({2, 3})), "mul: shapes (5) and (2, 3) cannot be broadcast together", ShapeError);
   CHECK_THROWS_WITH_AS(div(t({2, 1, 3}), t({2, 2})), "div: shapes (2, 1, 3) and (2, 2) cannot be broadcast together", ShapeError);
   CHECK_THROWS_WITH_AS(matmul(t({2, 3}), t({4, 5})), "matmul: inner dimensions differ, (2, 3) @ (4, 5) (3 vs 4)", ShapeError);
-  CHECK_THROWS_WITH_AS(matmul(t({2, 3}), t({2, 5}), false, true),
+  CHECK_THROWS_WITH_AS(matmul_bt(t({2, 3}), t({2, 5})),
                        "matmul: inner dimensions differ, (2, 3) @ (2, 5)^T (3 vs 5)", ShapeError);
   CHECK_THROWS_WITH_AS(matmul(t({3}), t({3, 2})),
                        "matmul: both operands need at least 2 dimensions, got (3) and (3, 2)", ShapeError);

@@ -126,7 +126,7 @@ TEST_CASE("attention on both sides of the small_gemm cut-over equals the compose
     sum(fused * w).backward();
     std::vector<Tensor> fused_grads = {q.grad().clone(), k.grad().clone(), v.grad().clone()};
     for (Tensor* x : {&q, &k, &v}) x->set_grad(Tensor());
-    Tensor scores = matmul(q, k, false, true) * (1.0 / std::sqrt(static_cast<double>(D)));
+    Tensor scores = matmul_bt(q, k) * (1.0 / std::sqrt(static_cast<double>(D)));
     Tensor composed = matmul(softmax(masked_fill(scores, causal_mask, -INFINITY), -1), v);
     sum(composed * w).backward();
     std::vector<Tensor> composed_grads = {q.grad(), k.grad(), v.grad()};
