@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "autograd/errors.h"
-#include "autograd/threads.h"
+#include "autograd/cpu/threads.h"
 
 #include "lessons/14_stage_model.h"
 #include "lessons/lesson.h"
