@@ -176,19 +176,19 @@ void matmuls(Registry& r) {
     for (bool tb : {false, true}) {
       std::string flags = std::string(" trans_a=") + (ta ? "1" : "0") + " trans_b=" + (tb ? "1" : "0");
       Shape a = ta ? Shape{4, 3} : Shape{3, 4}, b = tb ? Shape{5, 4} : Shape{4, 5};
-      r.add("matmul", "2-D" + flags, {{a}, {b}}, [ta, tb](const Inputs& x) { return matmul(x[0], x[1], ta, tb); });
+      r.add("matmul", "2-D" + flags, {{a}, {b}}, [ta, tb](const Inputs& x) { return matmul(x[0], x[1], Transposed{ta, tb}); });
       // broadcast batch dims: (2,1) with (3) -> (2,3)
       Shape ba = ta ? Shape{2, 1, 4, 3} : Shape{2, 1, 3, 4}, bb = tb ? Shape{3, 5, 4} : Shape{3, 4, 5};
       r.add("matmul", "batched (2,1)x(3) broadcast" + flags, {{ba}, {bb}},
-            [ta, tb](const Inputs& x) { return matmul(x[0], x[1], ta, tb); });
+            [ta, tb](const Inputs& x) { return matmul(x[0], x[1], Transposed{ta, tb}); });
     }
   r.add("matmul", "batched (2,3,4) @ (2,4,5)", {{{2, 3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   r.add("matmul", "batched (2,3,4) @ 2-D (4,5)", {{{2, 3, 4}}, {{4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
-  r.add("matmul", "batched (2,3,4) @ 2-D (5,4)^T", {{{2, 3, 4}}, {{5, 4}}},
+  r.add("matmul", "matmul_bt: batched (2,3,4) @ 2-D (5,4)^T", {{{2, 3, 4}}, {{5, 4}}},
         [](const Inputs& x) { return matmul_bt(x[0], x[1]); });
-  r.add("matmul", "batched (2,4,3)^T @ 2-D (4,5)", {{{2, 4, 3}}, {{4, 5}}},
+  r.add("matmul", "matmul_at: batched (2,4,3)^T @ 2-D (4,5)", {{{2, 4, 3}}, {{4, 5}}},
         [](const Inputs& x) { return matmul_at(x[0], x[1]); });
   r.add("matmul", "2-D (3,4) @ batched (2,4,5)", {{{3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });

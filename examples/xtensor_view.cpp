@@ -26,8 +26,10 @@ int main() {
   auto w = sf::as_xtensor<float>(layer.weight);
   w -= 0.1f * grad;
 
-  // And back: an expression evaluated into a new Tensor, ready for the ops again.
-  sf::Tensor centred = sf::to_tensor(w - xt::mean(w)());
+  // And back: an expression evaluated into a new Tensor, ready for the ops again. (xt::mean
+  // sums in double; keep the expression in float so that the result is a float32 tensor.)
+  const float mean = xt::mean(w)();
+  sf::Tensor centred = sf::to_tensor(w - mean);
   std::cout << "mean of the centred weight: " << sf::mean(centred).item() << " (about 0)\n";
   std::cout << "its first row: " << xt::view(sf::as_xtensor<float>(centred), 0, xt::all()) << "\n";
   return 0;
