@@ -47,7 +47,9 @@ bool parse_pre_ln(const std::string& norm) {
   throw ConfigError("model: norm must be \"pre\" or \"post\", got \"" + norm + "\"");
 }
 
-static int64_t checked_window(const BlockConfig& c) {
+// A block validates its whole config when it is built (lessons build blocks directly), then keeps
+// the window it needs at forward time.
+static int64_t window_of_validated(const BlockConfig& c) {
   validate(c);
   return c.window;
 }
@@ -60,7 +62,7 @@ EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
       ln_2(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
       pre_ln_(c.pre_ln),
-      window_(checked_window(c)) {
+      window_(window_of_validated(c)) {
   register_module("ln_1", ln_1);
   register_module("attn", attn);
   register_module("ln_2", ln_2);
@@ -88,7 +90,7 @@ DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
       ln_3(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
       pre_ln_(c.pre_ln),
-      window_(checked_window(c)) {
+      window_(window_of_validated(c)) {
   register_module("ln_1", ln_1);
   register_module("attn", attn);
   register_module("ln_2", ln_2);
