@@ -305,6 +305,8 @@ void validate_config(const Config& c, bool check_files) {
   const TrainConfig& t = c.train;
   positive("train.steps", t.steps);
   positive("train.batch_size", t.batch_size);
+  positive("train.grad_accum_steps", t.grad_accum_steps);
+  at_most("train.grad_accum_steps", t.grad_accum_steps, 4096);
   positive("train.eval_interval", t.eval_interval);
   positive("train.eval_iters", t.eval_iters);
   at_most("train.eval_iters", t.eval_iters, 1'000'000);

@@ -135,6 +135,7 @@ struct ScheduleConfig {
 struct TrainConfig {
   int64_t steps = 2000;
   int64_t batch_size = 12;
+  int64_t grad_accum_steps = 1;
   int64_t eval_interval = 250;
   int64_t eval_iters = 20;
   bool eval_full = false;
@@ -151,7 +152,8 @@ struct TrainConfig {
 
   template <class F> void fields(F&& f) {
     f("steps", steps, "optimizer steps to run");
-    f("batch_size", batch_size, "sequences per step");
+    f("batch_size", batch_size, "sequences per step (per micro-batch when grad_accum_steps > 1 or under mpirun)");
+    f("grad_accum_steps", grad_accum_steps, "micro-batches of batch_size whose gradients each optimizer step sums: one step on a batch grad_accum_steps times larger (times the ranks under mpirun), with the memory of one micro-batch");
     f("eval_interval", eval_interval, "evaluate (and checkpoint) every this many steps, and at the end");
     f("eval_iters", eval_iters, "random batches per split averaged by each evaluation (nanoGPT's estimate)");
     f("eval_full", eval_full, "at the end, also evaluate on the whole val split (non-overlapping windows)");

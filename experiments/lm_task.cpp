@@ -120,12 +120,27 @@ namespace {
 // Evaluation puts up to this many tokens through one forward (see LmTask::eval_rows).
 constexpr int64_t kEvalTokens = 16384;
 
+// Rows [begin, end) of a batch: one micro-batch of a global batch.
+data::LmBatch rows_of(const data::LmBatch& batch, int64_t begin, int64_t end) {
+  const int64_t T = batch.inputs.shape.at(1);
+  auto row = [T](int64_t r) { return static_cast<std::ptrdiff_t>(r * T); };
+  data::LmBatch out;
+  out.inputs.shape = out.targets.shape = {end - begin, T};
+  out.inputs.data.assign(batch.inputs.data.begin() + row(begin), batch.inputs.data.begin() + row(end));
+  out.targets.data.assign(batch.targets.data.begin() + row(begin), batch.targets.data.begin() + row(end));
+  return out;
+}
+
 class LmTask : public Task {
  public:
-  LmTask(const Config& c, data::LmData data)
+  // The training windows are drawn a global batch at a time: micro_batches * batch_size starts
+  // from one generator, so the global batch is the same however it is split (into micro-batches,
+  // or across ranks), and the same as one batch of that size.
+  LmTask(const Config& c, data::LmData data, int64_t micro_batches)
       : config_(c), data_(std::move(data)),
         T_(c.data.block_size ? c.data.block_size : c.model.block_size),
-        train_batches_(data_.train, T_, c.train.batch_size, static_cast<uint64_t>(c.train.seed), "train split") {
+        train_batches_(data_.train, T_, micro_batches * c.train.batch_size, static_cast<uint64_t>(c.train.seed), "train split") {
+    micro_batches_ = micro_batches;
     if (!data_.val || data_.val->size() < static_cast<size_t>(T_ + 1))
       throw DataError(describe_data() + ": the val split holds fewer than block_size + 1 = " +
                       std::to_string(T_ + 1) + " tokens (lower data.block_size or raise data.val_fraction)");
@@ -134,7 +149,7 @@ class LmTask : public Task {
     if (c.train.rng == "torch") {  // nanoGPT's order: manual_seed, build + init the model, first batch
       torch_rng_ = std::make_shared<TorchGenerator>(static_cast<uint64_t>(c.train.seed));
       init_parameters_like_torch(*model_, c.model.n_layer, *torch_rng_);
-      torch_batches_ = std::make_unique<data::TorchWindows>(data_.train, T_, c.train.batch_size, torch_rng_,
+      torch_batches_ = std::make_unique<data::TorchWindows>(data_.train, T_, micro_batches * c.train.batch_size, torch_rng_,
                                                             /*prefetch=*/true, "train split");
     }
   }
@@ -142,11 +157,16 @@ class LmTask : public Task {
   Module& model() override { return *model_; }
   GPT& gpt() { return *model_; }
 
-  Tensor train_loss() override {
-    data::LmBatch batch = torch_batches_ ? torch_batches_->next() : train_batches_.next();  // (B, T) each
-    Tensor logits = model_->forward(batch.inputs);               // (B, T, V)
-    return cross_entropy(logits, batch.targets, -1, config_.train.label_smoothing);
+  void next_batch() override {
+    batch_ = torch_batches_ ? torch_batches_->next() : train_batches_.next();  // (M*B, T) each
   }
+  Tensor micro_batch_loss(int64_t k) override {
+    const int64_t B = config_.train.batch_size;
+    data::LmBatch micro = micro_batches_ == 1 ? batch_ : rows_of(batch_, k * B, (k + 1) * B);  // (B, T) each
+    Tensor logits = model_->forward(micro.inputs);  // (B, T, V)
+    return cross_entropy(logits, micro.targets, -1, config_.train.label_smoothing);
+  }
+  void seed_dropout(uint64_t seed) override { model_->dropout_rng().set_state(Generator(seed).state()); }
 
   double estimate_loss(const std::string& split, int64_t iters, uint64_t seed) override {
     const data::Tokens& tokens = split == "train" ? data_.train : data_.val;
@@ -277,6 +297,7 @@ class LmTask : public Task {
   data::LmData data_;
   int64_t T_;
   data::RandomWindows train_batches_;
+  data::LmBatch batch_;  // the global batch drawn last, (M*B, T) each
   std::unique_ptr<GPT> model_;
   std::shared_ptr<TorchGenerator> torch_rng_;             // train.rng "torch" only
   std::unique_ptr<data::TorchWindows> torch_batches_;     // train.rng "torch" only
@@ -284,8 +305,8 @@ class LmTask : public Task {
 
 }  // namespace
 
-std::unique_ptr<Task> make_lm_task(const Config& c, const json& tokenizer) {
-  return std::make_unique<LmTask>(c, load_lm_data(c, tokenizer));
+std::unique_ptr<Task> make_lm_task(const Config& c, const json& tokenizer, int64_t micro_batches) {
+  return std::make_unique<LmTask>(c, load_lm_data(c, tokenizer), micro_batches);
 }
 
 GPT* as_gpt(Task& task) {

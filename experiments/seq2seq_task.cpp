@@ -30,8 +30,9 @@ data::Seq2SeqConfig task_config(const Config& c) {
 
 class Seq2SeqTask : public Task {
  public:
-  explicit Seq2SeqTask(const Config& c)
+  Seq2SeqTask(const Config& c, int64_t micro_batches)
       : config_(c), cfg_(task_config(c)), task_(cfg_, static_cast<uint64_t>(c.train.seed)) {
+    micro_batches_ = micro_batches;
     const int64_t longest = std::max(task_.max_src_len(), task_.max_tgt_len() + 1);  // + <bos> / <eos>
     if (c.model.block_size < longest)
       throw ConfigError("model.block_size: must be >= " + std::to_string(longest) + ", the longest sequence of task \"" +
@@ -67,8 +68,14 @@ class Seq2SeqTask : public Task {
     return cross_entropy(logits, b.tgt_out, -100, label_smoothing);
   }
 
-  Tensor train_loss() override {
-    data::Seq2SeqBatch b = data::collate(task_.next_batch(config_.train.batch_size));
+  // Each micro-batch is padded on its own and its loss is the mean over its own target tokens, so
+  // with several micro-batches the step's loss is the mean of their means (as in nanoGPT's
+  // accumulation), not exactly the mean over all the global batch's tokens.
+  void next_batch() override { examples_ = task_.next_batch(micro_batches_ * config_.train.batch_size); }
+  Tensor micro_batch_loss(int64_t k) override {
+    const auto B = static_cast<std::ptrdiff_t>(config_.train.batch_size);
+    std::vector<data::Example> micro(examples_.begin() + k * B, examples_.begin() + (k + 1) * B);
+    data::Seq2SeqBatch b = data::collate(micro);
     last_tokens_ = b.src.numel() + b.tgt_in.numel();
     return loss_on(b, config_.train.label_smoothing);
   }
@@ -231,11 +238,15 @@ class Seq2SeqTask : public Task {
   data::Seq2SeqTask task_;
   std::unique_ptr<Transformer> model_;
   int64_t last_tokens_ = 0;
+  std::vector<data::Example> examples_;  // the global batch drawn last
 };
 
 }  // namespace
 
-std::unique_ptr<Task> make_seq2seq_task(const Config& c, const json&) { return std::make_unique<Seq2SeqTask>(c); }
+std::unique_ptr<Task> make_seq2seq_task(const Config& c, int64_t micro_batches) {
+  auto task = std::make_unique<Seq2SeqTask>(c, micro_batches);
+  return task;
+}
 
 CrossAttentionReport cross_attention_report(Task& task, int64_t max_examples) {
   auto* s = dynamic_cast<Seq2SeqTask*>(&task);

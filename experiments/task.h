@@ -2,7 +2,8 @@
 // for a GPT on a language-modelling corpus (LmTask) and for an encoder-decoder on a
 // sequence-to-sequence task (Seq2SeqTask):
 //
-//   loss = task.train_loss()          get_batch("train") + forward + cross-entropy
+//   task.next_batch()                 get_batch("train"): the step's global batch, drawn at once
+//   loss = task.micro_batch_loss(k)   micro-batch k of it: forward + cross-entropy
 //   task.estimate_loss("val", ...)    nanoGPT's estimate: the mean over eval_iters random batches
 //   task.full_eval()                  the whole val split (LM) or held-out set (seq2seq)
 //
@@ -60,8 +61,24 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual Module& model() = 0;
-  // Draws the next training batch and returns the mean loss of the model on it (with graph).
-  virtual Tensor train_loss() = 0;
+  // Draws the next global training batch: micro_batches() micro-batches of train.batch_size rows
+  // (LM) or examples (seq2seq), drawn as one batch of micro_batches() * batch_size, so micro-batch
+  // k is its rows [k * batch_size, (k + 1) * batch_size). The global batch is the concatenation of
+  // its micro-batches whichever rank computes which, and does not depend on how it is split.
+  virtual void next_batch() = 0;
+  // The mean loss of the model on micro-batch k of the batch drawn last (with graph).
+  virtual Tensor micro_batch_loss(int64_t k) = 0;
+  // Micro-batches per global batch: train.grad_accum_steps * ranks (see make_task).
+  int64_t micro_batches() const { return micro_batches_; }
+  // Draws a batch and returns the loss of its first micro-batch (the whole batch when
+  // train.grad_accum_steps is 1 in one process).
+  Tensor train_loss() {
+    next_batch();
+    return micro_batch_loss(0);
+  }
+  // Restarts the dropout generator from `seed`: with several micro-batches per step, the loop gives
+  // each its own stream, so that its masks do not depend on which rank computes it.
+  virtual void seed_dropout(uint64_t seed) {}
   // Mean loss over `iters` random batches of `split` ("train" or "val"), drawn from a generator
   // seeded with `seed` (so evaluating never disturbs the training stream). No graph.
   virtual double estimate_loss(const std::string& split, int64_t iters, uint64_t seed) = 0;
@@ -86,17 +103,21 @@ class Task {
   // One line about the samples that only this data gives meaning to ("" when none): for the Tang
   // and Song poems, the share of generated clauses of 5 or 7 characters beside the corpus's.
   virtual std::string sample_report(const std::vector<std::string>& samples) const { return ""; }
+
+ protected:
+  int64_t micro_batches_ = 1;
 };
 
 // Builds the data (DataError naming the file) and, after check_model_size, the model, with the
 // weights initialised from train.seed. With `tokenizer` (a resumed run, or a saved model being
-// evaluated) that vocabulary is used instead of building one.
-std::unique_ptr<Task> make_task(const Config& c, const nlohmann::json& tokenizer = nullptr);
+// evaluated) that vocabulary is used instead of building one. Its training batches are global
+// batches for `ranks` processes: train.grad_accum_steps * ranks micro-batches of batch_size.
+std::unique_ptr<Task> make_task(const Config& c, const nlohmann::json& tokenizer = nullptr, int64_t ranks = 1);
 
 class GPT;
 class Transformer;
-std::unique_ptr<Task> make_lm_task(const Config& c, const nlohmann::json& tokenizer);       // lm_task.cpp
-std::unique_ptr<Task> make_seq2seq_task(const Config& c, const nlohmann::json& tokenizer);  // seq2seq_task.cpp
+std::unique_ptr<Task> make_lm_task(const Config& c, const nlohmann::json& tokenizer, int64_t micro_batches);  // lm_task.cpp
+std::unique_ptr<Task> make_seq2seq_task(const Config& c, int64_t micro_batches);  // seq2seq_task.cpp
 // The model inside a task, when it is of that kind (sampling needs the GPT), else null.
 GPT* as_gpt(Task& task);
 // The GPT a config describes, for a vocabulary of `vocab_size`, without any data (sampling from a

@@ -1,10 +1,18 @@
-// train.cpp: the training loop. Reads top to bottom like nanoGPT's train.py:
+// train.cpp: the training loop. Reads top to bottom like nanoGPT's train.py, one function per
+// phase:
 //
-//   setup      threads, data + model (the task), optimizer, schedule, mixed precision
-//   run dir    created only now, after everything above succeeded; resolved config saved
-//   resume     weights, optimizer, loss scaler, RNG and data position from checkpoint `last`
-//   loop       evaluate/checkpoint -> stop? -> lr -> forward/backward/step -> log
-//   finish     final evaluation, loss plot, samples, summary.json
+//   open_run        threads, data + model (the task), optimizer, schedule, mixed precision; the
+//                   run dir, created only after all that succeeded (resolved config saved); on
+//                   resume, weights, optimizer, loss scaler, RNG and data position from `last`
+//   the loop        evaluate / checkpoint -> stop? -> optimizer_step -> log_step
+//   optimizer_step  lr; forward + backward of each micro-batch; gradients summed (and averaged
+//                   over ranks under mpirun); unscale, clip, update: once per optimizer step
+//   finish          final evaluation, loss plot, samples, summary.json
+//
+// One optimizer step sees a global batch of train.grad_accum_steps x ranks micro-batches of
+// train.batch_size rows (see Task::next_batch): the same update as one step on a batch that many
+// times larger, up to the order of float additions. Under `mpirun -np N` every rank runs this
+// loop on its share of the micro-batches; rank 0 alone prints, writes metrics and checkpoints.
 //
 // Ctrl-C (or SIGTERM) does not kill a run: the step in progress finishes, checkpoint `last` is
 // written, and one line says how to continue (`scratchformer train --resume RUN_DIR`).
@@ -26,7 +34,9 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/threads.h"
 #include "experiments/atomic_file.h"
+#include "data/sha256.h"
 #include "experiments/checkpoint.h"
+#include "experiments/distributed.h"
 #include "experiments/metrics.h"
 #include "experiments/progress.h"
 #include "experiments/run_dir.h"
@@ -93,7 +103,8 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 // silently change the experiment. (The top-level description is free too: it is not a section.)
 static const std::vector<std::string> kMayChangeOnResume = {
     "train.steps",     "train.threads",   "train.log_interval",        "train.samples",
-    "train.sample_tokens", "train.reference", "train.reference_val_loss", "output.*"};
+    "train.sample_tokens", "train.reference", "train.reference_val_loss", "output.*",
+    "train.grad_accum_steps"};  // (as long as ranks x grad_accum_steps stays: check_resume_world)
 
 static bool may_change_on_resume(const std::string& section, const std::string& key) {
   for (const std::string& k : kMayChangeOnResume)
@@ -142,198 +153,293 @@ static std::string fmt(const char* format, double x) {
   return buf;
 }
 
-TrainResult train(const Config& config, const TrainOptions& options) {
-  std::ostream& out = options.out ? *options.out : std::cout;
-  const TrainConfig& tc = config.train;
-  const std::string& run_dir = config.output.run_dir;
-  TrainResult result;
-  auto wall_start = Clock::now();
+// ---- data parallel: what every rank must agree on ----
 
-  // ---------------------------------------------------------------- setup
-  if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
-  json saved_record, tokenizer = nullptr;
-  std::string record_path, run_id;
+// Throws on every rank whose `what` (a config, a data hash) differs from rank 0's, so that a rank
+// started with another config or other data ends the job at start instead of training on.
+static void check_same_on_all_ranks(const std::string& name, const std::string& value) {
+  if (dist::size() == 1) return;
+  std::string ours = data::sha256_hex(value), rank0 = ours;
+  dist::broadcast(rank0);
+  if (ours != rank0)
+    throw ConfigError(name + ": rank " + std::to_string(dist::rank()) + " has another one than rank 0 (sha256 " +
+                      ours.substr(0, 12) + "... vs " + rank0.substr(0, 12) + "...); start every rank with the same "
+                      "config, --set options and data");
+}
+
+// A resumed run continues only with the same global batch: batch_size (checked with the config)
+// times grad_accum_steps times ranks. Within that product ranks and accumulation may trade places
+// (2 ranks x 1 = 1 rank x 2): the same windows, in the same micro-batches, the same dropout.
+static void check_resume_world(const Config& config, const json& record, const std::string& record_path) {
+  const json run = record.value("run", json::object());
+  const int64_t ranks_then = run.value("world_size", int64_t{1});
+  const int64_t accum_then = config_from_json(record.at("config")).train.grad_accum_steps;
+  const int64_t ranks_now = dist::size(), accum_now = config.train.grad_accum_steps;
+  if (ranks_then * accum_then == ranks_now * accum_now) return;
+  throw ConfigError("train.grad_accum_steps: " + record_path + " was trained on " + std::to_string(ranks_then) +
+                    " rank(s) x " + std::to_string(accum_then) + " micro-batch(es) per step, now " +
+                    std::to_string(ranks_now) + " x " + std::to_string(accum_now) + ": another global batch, so "
+                    "it cannot continue; resume with ranks x train.grad_accum_steps = " +
+                    std::to_string(ranks_then * accum_then) + " (e.g. mpirun -np " + std::to_string(ranks_then) +
+                    ", or --set train.grad_accum_steps=" + std::to_string(ranks_then * accum_then) + " in one process)");
+}
+
+// ---- the run: what the phases below share ----
+
+struct Run {
+  Run(const Config& c, const TrainOptions& o)
+      : config(c), tc(c.train), run_dir(c.output.run_dir), options(o),
+        out(o.out && dist::rank() == 0 ? *o.out : dist::rank() == 0 ? std::cout : null_out),
+        mp(make_mixed_precision(c.precision)), rank(dist::rank()), ranks(dist::size()) {}
+
+  const Config& config;
+  const TrainConfig& tc;
+  const std::string& run_dir;
+  const TrainOptions& options;
+  std::ostream null_out{nullptr};  // what ranks other than 0 print to: nothing
+  std::ostream& out;
+  MixedPrecision mp;
+  const int rank, ranks;  // rank 0 alone prints, writes metrics, checkpoints and samples
+
   std::optional<RunLock> lock;  // one writer per run folder, from before the first check to the end
-  if (options.resume) {
-    lock.emplace(run_dir);
-    record_path = checkpoint_record_path(run_dir, "last");
-    saved_record = read_checkpoint_record(record_path);
-    check_resumable(record_path, saved_record);
-    run_id = saved_record.value("run", json::object()).value("run_id", "");
+  json saved_record, config_json, run_info;
+  std::string record_path;
+  std::unique_ptr<Task> task;
+  std::unique_ptr<Optimizer> optimizer;
+  NamedParameters params;
+  ScheduleOptions schedule;
+  std::optional<MetricsLog> metrics;  // rank 0
+  std::optional<Progress> progress;
+  std::optional<dist::GradientSum> grads;
+
+  Clock::time_point wall_start = Clock::now();
+  int64_t start = 0, clipped = 0, last_saved = -1;  // last_saved: the step checkpoint `last` holds
+  double best_val = INFINITY;
+  bool writer() const { return rank == 0; }
+};
+
+static void save(Run& run, const std::string& name, int64_t step) {
+  if (!run.writer()) return;
+  save_checkpoint(run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
+                  loop_state_to_json({run.best_val, run.clipped}), run.run_info);
+  if (name == "last") run.last_saved = step;
+}
+
+// ---- phase 1: open (a fresh run, or resume) ----
+// Checks everything, builds data + model, and only then creates the run folder. Returns false
+// when a resumed run is already finished (nothing is touched then).
+static bool open_run(Run& run, TrainResult& result) {
+  const Config& config = run.config;
+  const TrainConfig& tc = run.tc;
+  const std::string& run_dir = run.run_dir;
+  if (tc.threads > 0) set_num_threads(static_cast<int>(tc.threads));
+  check_same_on_all_ranks("config", config_to_json(config).dump() + (run.options.resume ? " resume" : ""));
+  json tokenizer = nullptr;
+  std::string run_id;
+  if (run.options.resume) {
+    if (run.writer()) run.lock.emplace(run_dir);
+    run.record_path = checkpoint_record_path(run_dir, "last");
+    run.saved_record = read_checkpoint_record(run.record_path);
+    const json& record = run.saved_record;
+    check_resumable(run.record_path, record);
+    run_id = record.value("run", json::object()).value("run_id", "");
     std::string folder_id = read_run_id(run_dir);
     if (!run_id.empty() && !folder_id.empty() && run_id != folder_id)
-      throw CheckpointError(record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
+      throw CheckpointError(run.record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
                             "/run.json says " + folder_id + "); resume the run it came from");
     if (run_id.empty()) run_id = folder_id;
-    check_resume_config(config, saved_record.at("config"), record_path);
-    const int64_t at = saved_record.at("step").get<int64_t>();
+    check_resume_config(config, record.at("config"), run.record_path);
+    check_resume_world(config, record, run.record_path);
+    const int64_t at = record.at("step").get<int64_t>();
     if (tc.steps < at)
       throw ConfigError("train.steps: " + std::to_string(tc.steps) + " is below the step " + run_dir +
                         " has reached (" + std::to_string(at) + "); a run cannot go back (to train further, give more steps)");
     if (tc.steps == at) {  // nothing to do, and nothing is touched
-      out << run_dir << " is finished (step " << at << "/" << tc.steps << "); to train further, resume with "
-          << "--set train.steps=N where N > " << at << "\n";
+      run.out << run_dir << " is finished (step " << at << "/" << tc.steps << "); to train further, resume with "
+              << "--set train.steps=N where N > " << at << "\n";
       result.first_step = result.steps_done = at;
-      return result;
+      return false;
     }
-    tokenizer = saved_record.at("tokenizer");  // the saved vocabulary, so token ids mean what they meant
-  } else {
+    tokenizer = record.at("tokenizer");  // the saved vocabulary, so token ids mean what they meant
+  } else if (run.writer()) {
     check_fresh_run_dir(run_dir, config.output.overwrite);  // before a download or a long data load
   }
-  std::unique_ptr<Task> task = make_task(config, tokenizer);  // data + model (size checked first)
-  const std::string data_sha = task->data_sha256();
-  if (options.resume) {
-    std::string saved_sha = saved_record.value("run", json::object()).value("data_sha256", "");
+  run.task = make_task(config, tokenizer, run.ranks);  // data + model (size checked first)
+  const std::string data_sha = run.task->data_sha256();
+  check_same_on_all_ranks("data", data_sha);
+  if (run.options.resume) {
+    std::string saved_sha = run.saved_record.value("run", json::object()).value("data_sha256", "");
     if (!saved_sha.empty() && saved_sha != data_sha)
       throw DataError("data: the training tokens differ from those " + run_dir + " was trained on (sha256 " +
-                      data_sha.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + record_path +
+                      data_sha.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + run.record_path +
                       "); the text was changed or replaced: resume needs the same data, or start a new run");
   }
-  Module& model = task->model();
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(config.optim, model);
-  NamedParameters params = model.named_parameters();
-  ScheduleOptions schedule = make_schedule(config);
-  MixedPrecision mp = make_mixed_precision(config.precision);
+  Module& model = run.task->model();
+  run.optimizer = make_optimizer(config.optim, model);
+  run.params = model.named_parameters();
+  run.schedule = make_schedule(config);
+  if (run.task->micro_batches() > 1) run.grads.emplace(run.params);
 
-  // ---------------------------------------------------------------- run directory
-  json config_json = config_to_json(config);
-  if (!options.resume) {
-    try {
-      fs::create_directories(run_dir);
-    } catch (const fs::filesystem_error& e) {  // read-only, a file in the way, no permission, ...
-      throw Error("output.run_dir: cannot create or clear " + run_dir + " (" + e.code().message() + ")");
+  // The run directory: created only now, after everything above succeeded (rank 0).
+  run.config_json = config_to_json(config);
+  if (run.writer()) {
+    if (!run.options.resume) {
+      try {
+        fs::create_directories(run_dir);
+      } catch (const fs::filesystem_error& e) {  // read-only, a file in the way, no permission, ...
+        throw Error("output.run_dir: cannot create or clear " + run_dir + " (" + e.code().message() + ")");
+      }
+      run.lock.emplace(run_dir);
+      run_id = start_fresh_run(run_dir, config.output.overwrite);
+      atomic_write_file((fs::path(run_dir) / "tokenizer.json").string(), run.task->tokenizer_json().dump() + "\n");
     }
-    lock.emplace(run_dir);
-    run_id = start_fresh_run(run_dir, config.output.overwrite);
-    atomic_write_file((fs::path(run_dir) / "tokenizer.json").string(), task->tokenizer_json().dump() + "\n");
+    // The resolved config of this session (a resume may have raised train.steps).
+    atomic_write_file((fs::path(run_dir) / "config.json").string(), run.config_json.dump(2) + "\n");
   }
-  // The resolved config of this session (a resume may have raised train.steps).
-  atomic_write_file((fs::path(run_dir) / "config.json").string(), config_json.dump(2) + "\n");
-  const json run_info = {{"run_id", run_id}, {"data_sha256", data_sha}};
-  // From here on, Ctrl-C / SIGTERM means "stop after this step" (while the data loaded, it
-  // simply ended the process: nothing had been written yet).
-  StopOnSignal stop(options.stop_on_signal);
+  run.run_info = {{"run_id", run_id}, {"data_sha256", data_sha}};
+  if (run.ranks > 1) run.run_info["world_size"] = run.ranks;
 
-  // ---------------------------------------------------------------- resume
-  int64_t start = 0, clipped = 0;
-  double best_val = INFINITY;
-  if (options.resume) {
-    restore_checkpoint(record_path, saved_record, *task, optimizer.get(), &mp);
-    LoopState loop = loop_state_from_json(saved_record.at("loop"));
-    start = saved_record.at("step").get<int64_t>();
-    best_val = loop.best_val_loss;
-    clipped = loop.clipped_steps;
+  // Resume: weights, optimizer, loss scaler, RNG and data position from checkpoint `last`.
+  if (run.options.resume) {
+    restore_checkpoint(run.record_path, run.saved_record, *run.task, run.optimizer.get(), &run.mp);
+    LoopState loop = loop_state_from_json(run.saved_record.at("loop"));
+    run.start = run.last_saved = run.saved_record.at("step").get<int64_t>();
+    run.best_val = loop.best_val_loss;
+    run.clipped = loop.clipped_steps;
   }
-  result.first_step = start;
-  MetricsLog metrics(run_dir, options.resume ? start + 1 : -1);  // a resumed run redoes steps > start
+  result.first_step = run.start;
+  if (run.writer()) run.metrics.emplace(run_dir, run.options.resume ? run.start + 1 : -1);  // a resumed run redoes steps > start
 
-  out << (options.resume ? "resuming " : "training ") << run_dir << " from step " << start << "/" << tc.steps << "\n";
+  std::ostream& out = run.out;
+  out << (run.options.resume ? "resuming " : "training ") << run_dir << " from step " << run.start << "/" << tc.steps << "\n";
   if (!config.description.empty()) out << "  " << config.description << "\n";
-  out << "  data: " << task->describe_data() << "\n";
+  out << "  data: " << run.task->describe_data() << "\n";
   out << "  model: " << config.model.type << ", " << format_count(model.num_parameters()) << " parameters, "
       << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd
       << ", " << config.precision.dtype << "\n";
-  bool bar = options.progress_bar && options.out == nullptr && Progress::stdout_is_terminal();
-  Progress progress(tc.steps, tc.log_interval, out, bar, start);
+  if (run.task->micro_batches() > 1)
+    out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
+        << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";
+  bool bar = run.options.progress_bar && run.options.out == nullptr && run.writer() && Progress::stdout_is_terminal();
+  run.progress.emplace(tc.steps, tc.log_interval, out, bar, run.start);
+  return true;
+}
 
-  auto loop_state = [&] { return loop_state_to_json({best_val, clipped}); };
-  int64_t last_saved = options.resume ? start : -1;  // the step checkpoint `last` holds
-  auto save_last = [&](int64_t step) {
-    save_checkpoint(run_dir, "last", step, *task, *optimizer, mp, config_json, loop_state(), run_info);
-    last_saved = step;
+// ---- phase 2: evaluate (every rank: train.rng "torch" shares its generator with the batches) ----
+static void evaluate(Run& run, int64_t step, TrainResult& result) {
+  auto eval_seed = [&](int split) {  // evaluation draws its own batches
+    return static_cast<uint64_t>(run.tc.seed) * 1000003ull + static_cast<uint64_t>(step) * 2ull + split;
   };
-  auto eval_seed = [&](int64_t step, int split) {  // evaluation draws its own batches
-    return static_cast<uint64_t>(tc.seed) * 1000003ull + static_cast<uint64_t>(step) * 2ull + split;
-  };
-
-  // ---------------------------------------------------------------- the loop
-  model.train();
-  for (int64_t step = start;; ++step) {
-    const bool final_step = step == tc.steps;
-
-    // -- evaluate and checkpoint (at step 0, every eval_interval steps, and at the end) --
-    if ((step % tc.eval_interval == 0 || final_step) && !(options.resume && step == start)) {
-      double train_loss = mp.forward([&] { return task->estimate_loss("train", tc.eval_iters, eval_seed(step, 0)); });
-      double val_loss = mp.forward([&] { return task->estimate_loss("val", tc.eval_iters, eval_seed(step, 1)); });
-      result.val_loss = val_loss;
-      metrics.write({{"kind", "eval"}, {"step", step}, {"time_s", progress.elapsed()}, {"train_loss", train_loss},
-                     {"val_loss", val_loss}, {"val_ppl", std::exp(val_loss)}});
-      progress.line("step " + std::to_string(step) + ": train loss " + fmt("%.4f", train_loss) + ", val loss " +
-                    fmt("%.4f", val_loss));
-      if (val_loss < best_val) {
-        best_val = val_loss;
-        if (config.output.save_best && step > 0)
-          save_checkpoint(run_dir, "best", step, *task, *optimizer, mp, config_json, loop_state(), run_info);
-      }
-      if (config.output.checkpoint_interval == 0 && step > 0) save_last(step);
-    }
-    if (config.output.checkpoint_interval > 0 && step > start &&
-        (step % config.output.checkpoint_interval == 0 || final_step))
-      save_last(step);
-
-    // -- stop? (the end of the run, stop_after, or Ctrl-C / SIGTERM during the last step) --
-    if (final_step || step == options.stop_after || stop.signal() != 0) {
-      if (!final_step && last_saved != step) save_last(step);  // --resume continues from here
-      result.steps_done = step;
-      result.stopped_by_signal = final_step ? 0 : stop.signal();
-      break;
-    }
-    auto t0 = Clock::now();
-
-    // -- learning rate for this step --
-    double lr = lr_at(schedule, step);
-    optimizer->set_lr(lr);
-
-    // -- forward, backward, update --
-    model.zero_grad();
-    Tensor loss = mp.forward([&] { return task->train_loss(); });
-    mp.backward(loss);
-    const StepStats& stats = mp.unscale_and_check(params);
-    double norm = config.optim.grad_clip > 0 ? clip_grad_norm(params, config.optim.grad_clip) : grad_norm(params);
-    if (config.optim.clip_value > 0) clip_grad_value(params, config.optim.clip_value);
-    bool was_clipped = config.optim.grad_clip > 0 && norm > config.optim.grad_clip;
-    clipped += was_clipped ? 1 : 0;
-    mp.step(*optimizer);
-    mp.update();
-
-    // -- log --
-    // The logged loss is this one batch's, before the update, in training mode (dropout and
-    // label smoothing on): far noisier than an evaluation (the mean over eval_iters batches, with
-    // neither), but the same quantity on average when both are 0.
-    double loss_value = loss.item();
-    if (!std::isfinite(loss_value) || loss_value > tc.max_loss)
-      throw NumericalError("training diverged at step " + std::to_string(step + 1) + ": loss " + fmt("%g", loss_value) +
-                           " (lr " + fmt("%.3g", lr) + "); lower optim.lr, raise schedule.warmup_steps or set optim.grad_clip");
-    result.losses.push_back(loss_value);
-    double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-    double tok_per_s = static_cast<double>(task->tokens_per_step()) / std::max(dt, 1e-9);
-    json row = {{"kind", "train"}, {"step", step + 1}, {"time_s", progress.elapsed()}, {"loss", loss_value},
-                {"lr", lr}, {"grad_norm", norm}, {"clipped", was_clipped}, {"tok_per_s", tok_per_s}};
-    if (mp.precision() != Precision::fp32) {
-      row["loss_scale"] = stats.loss_scale;
-      row["skipped"] = stats.skipped;
-      row["underflow"] = stats.underflow_fraction;
-    }
-    metrics.write(row);
-    progress.update({step + 1, loss_value, lr, norm, tok_per_s, mp.scaler().enabled() ? stats.loss_scale : 0.0});
+  Task& task = *run.task;
+  double train_loss = run.mp.forward([&] { return task.estimate_loss("train", run.tc.eval_iters, eval_seed(0)); });
+  double val_loss = run.mp.forward([&] { return task.estimate_loss("val", run.tc.eval_iters, eval_seed(1)); });
+  result.val_loss = val_loss;
+  if (run.metrics)
+    run.metrics->write({{"kind", "eval"}, {"step", step}, {"time_s", run.progress->elapsed()}, {"train_loss", train_loss},
+                        {"val_loss", val_loss}, {"val_ppl", std::exp(val_loss)}});
+  run.progress->line("step " + std::to_string(step) + ": train loss " + fmt("%.4f", train_loss) + ", val loss " +
+                     fmt("%.4f", val_loss));
+  if (val_loss < run.best_val) {
+    run.best_val = val_loss;
+    if (run.config.output.save_best && step > 0) save(run, "best", step);
   }
-  progress.finish();
-  result.clipped_steps = clipped;
-  result.skipped_steps = mp.skipped_steps();
-  result.entropy_floor = task->entropy_floor();
-  if (result.steps_done != tc.steps) {  // stopped early (stop_after or a signal): no final report
-    if (result.stopped_by_signal != 0)
-      out << "interrupted (" << (result.stopped_by_signal == SIGINT ? "SIGINT" : "SIGTERM") << ") at step "
-          << result.steps_done << "/" << tc.steps << ", saved " << checkpoint_record_path(run_dir, "last")
-          << "; continue with: scratchformer train --resume " << run_dir << "\n";
-    result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
-    return result;
-  }
+}
 
-  // ---------------------------------------------------------------- finish
+// ---- phase 3: one optimizer step ----
+
+struct StepOutcome {
+  double loss = 0;  // the mean loss of the global batch's micro-batches, before the update
+  double lr = 0, norm = 0;
+  bool clipped = false;
+  StepStats stats;
+};
+
+// The dropout stream of micro-batch k of a step, when a step has several: a function of (seed,
+// step, k) only, so micro-batch k gets the same masks on whichever rank, and after a resume.
+static uint64_t micro_batch_seed(int64_t seed, int64_t step, int64_t k) {
+  return static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(step + 1) * 0xBF58476D1CE4E5B9ull ^
+         static_cast<uint64_t>(k + 1) * 0x94D049BB133111EBull;
+}
+
+// Forward and backward of this rank's micro-batches of the global batch, the gradients summed (and
+// averaged over ranks), then clipping, the loss-scale check and the update, once per step.
+static StepOutcome optimizer_step(Run& run, int64_t step) {
+  StepOutcome r;
+  r.lr = lr_at(run.schedule, step);  // the schedule follows optimizer steps
+  run.optimizer->set_lr(r.lr);
+
+  Task& task = *run.task;
+  const int64_t micro_batches = task.micro_batches(), per_rank = micro_batches / run.ranks;
+  task.next_batch();  // every rank draws the whole global batch, and computes its share
+  double loss_sum = 0;
+  for (int64_t i = 0; i < per_rank; ++i) {
+    const int64_t k = run.rank * per_rank + i;  // rank r computes micro-batches r*per_rank, ...
+    if (micro_batches > 1) task.seed_dropout(micro_batch_seed(run.tc.seed, step, k));
+    task.model().zero_grad();
+    Tensor loss = run.mp.forward([&] { return task.micro_batch_loss(k); });
+    run.mp.backward(loss);  // (loss * S).backward(): the loss scale applies to every micro-batch
+    loss_sum += loss.item();
+    if (run.grads) run.grads->add_micro_batch();
+  }
+  if (run.grads) run.grads->finish(micro_batches);  // .grad = the mean over the global batch
+  if (run.ranks > 1) {
+    std::vector<double> total = {loss_sum};
+    dist::allreduce_sum(total);
+    loss_sum = total[0];
+  }
+  r.loss = loss_sum / static_cast<double>(micro_batches);
+
+  const OptimConfig& o = run.config.optim;
+  r.stats = run.mp.unscale_and_check(run.params);
+  r.norm = o.grad_clip > 0 ? clip_grad_norm(run.params, o.grad_clip) : grad_norm(run.params);
+  if (o.clip_value > 0) clip_grad_value(run.params, o.clip_value);
+  r.clipped = o.grad_clip > 0 && r.norm > o.grad_clip;
+  run.clipped += r.clipped ? 1 : 0;
+  run.mp.step(*run.optimizer);
+  run.mp.update();
+  return r;
+}
+
+// The log of one step. The logged loss is the global batch's, before the update, in training
+// mode (dropout and label smoothing on): far noisier than an evaluation (the mean over eval_iters
+// batches, with neither), but the same quantity on average when both are 0.
+static void log_step(Run& run, int64_t step, const StepOutcome& r, double seconds, TrainResult& result) {
+  if (!std::isfinite(r.loss) || r.loss > run.tc.max_loss)
+    throw NumericalError("training diverged at step " + std::to_string(step + 1) + ": loss " + fmt("%g", r.loss) +
+                         " (lr " + fmt("%.3g", r.lr) + "); lower optim.lr, raise schedule.warmup_steps or set optim.grad_clip");
+  result.losses.push_back(r.loss);
+  const double tokens = static_cast<double>(run.task->tokens_per_step() * run.task->micro_batches());
+  double tok_per_s = tokens / std::max(seconds, 1e-9);
+  json row = {{"kind", "train"}, {"step", step + 1}, {"time_s", run.progress->elapsed()}, {"loss", r.loss},
+              {"lr", r.lr}, {"grad_norm", r.norm}, {"clipped", r.clipped}, {"tok_per_s", tok_per_s}};
+  if (run.mp.precision() != Precision::fp32) {
+    row["loss_scale"] = r.stats.loss_scale;
+    row["skipped"] = r.stats.skipped;
+    row["underflow"] = r.stats.underflow_fraction;
+  }
+  if (run.ranks > 1) row["allreduce_s"] = run.grads->allreduce_seconds();  // cumulative
+  if (run.metrics) run.metrics->write(row);
+  run.progress->update({step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
+}
+
+// Ctrl-C / SIGTERM on any rank stops every rank after the same step (mpirun forwards signals,
+// but they may arrive between two steps on one rank and not yet on another).
+static int agreed_signal(const Run& run, int signal) {
+  if (run.ranks == 1) return signal;
+  std::vector<double> any = {static_cast<double>(signal)};
+  dist::allreduce_sum(any);
+  return any[0] == 0 ? 0 : signal != 0 ? signal : SIGTERM;
+}
+
+// ---- phase 4: finish (the final report, rank 0) ----
+static void finish(Run& run, TrainResult& result) {
+  const Config& config = run.config;
+  const TrainConfig& tc = run.tc;
+  std::ostream& out = run.out;
+  MixedPrecision& mp = run.mp;
   // (As in metrics.jsonl, a NaN or infinite number in summary.json is written as null.)
   bool seq2seq = is_seq2seq_dataset(config.data.dataset);
-  json summary = {{"steps", tc.steps}, {"val_loss", result.val_loss}, {"clipped_steps", clipped},
+  json summary = {{"steps", tc.steps}, {"val_loss", result.val_loss}, {"clipped_steps", run.clipped},
                   {"skipped_steps", result.skipped_steps}, {"overflow_events", mp.overflow_events()}};
   out << "done: val loss " << fmt("%.4f", result.val_loss) << " (nanoGPT-style estimate, " << tc.eval_iters
       << " batches)";
@@ -344,7 +450,7 @@ TrainResult train(const Config& config, const TrainOptions& options) {
   }
   out << "\n";
   if (tc.eval_full || seq2seq) {
-    result.full = mp.forward([&] { return task->full_eval(); });
+    result.full = mp.forward([&] { return run.task->full_eval(); });
     out << "  full val: loss " << fmt("%.4f", result.full.loss) << ", perplexity " << fmt("%.3f", result.full.perplexity);
     if (result.full.accuracy >= 0) out << ", exact match " << fmt("%.1f%%", 100 * result.full.accuracy);
     out << " (" << result.full.detail << ")\n";
@@ -358,25 +464,81 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     summary["reference"] = tc.reference;
     summary["reference_val_loss"] = tc.reference_val_loss;
   }
-  out << "  clipped steps: " << clipped << "/" << tc.steps;
+  out << "  clipped steps: " << run.clipped << "/" << tc.steps;
   if (mp.precision() == Precision::fp16)
     out << ", skipped (overflow): " << result.skipped_steps << ", final loss scale " << mp.loss_scale();
   out << "\n";
+  const std::string& run_dir = run.run_dir;
   if (config.output.plot) {
-    std::string note = plot_losses(metrics.jsonl_path(), (fs::path(run_dir) / "loss.png").string(), run_dir);
+    std::string note = plot_losses(run.metrics->jsonl_path(), (fs::path(run_dir) / "loss.png").string(), run_dir);
     out << "  " << (note.empty() ? "loss curve: " + (fs::path(run_dir) / "loss.png").string() : note) << "\n";
   }
   if (tc.samples > 0) {
     out << (seq2seq ? "held-out examples:\n" : "samples:\n");
-    std::vector<std::string> samples = task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7);
+    std::vector<std::string> samples = run.task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7);
     for (const std::string& s : samples) out << (seq2seq ? "  " : "---\n") << s << "\n";
-    std::string report = task->sample_report(samples);
+    std::string report = run.task->sample_report(samples);
     if (!report.empty()) out << "  " << report << "\n";
   }
-  result.seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  result.seconds = std::chrono::duration<double>(Clock::now() - run.wall_start).count();
   summary["seconds"] = result.seconds;
   atomic_write_file((fs::path(run_dir) / "summary.json").string(), summary.dump(2) + "\n");
   out << "  wall time " << format_duration(result.seconds) << "\n";
+}
+
+// ---- the loop ----
+
+TrainResult train(const Config& config, const TrainOptions& options) {
+  Run run(config, options);
+  TrainResult result;
+  result.ranks = run.ranks;
+  if (!open_run(run, result)) return result;
+  const TrainConfig& tc = config.train;
+  // From here on, Ctrl-C / SIGTERM means "stop after this step" (while the data loaded, it
+  // simply ended the process: nothing had been written yet).
+  StopOnSignal stop(options.stop_on_signal);
+
+  run.task->model().train();
+  for (int64_t step = run.start;; ++step) {
+    const bool final_step = step == tc.steps;
+
+    // -- evaluate and checkpoint (at step 0, every eval_interval steps, and at the end) --
+    if ((step % tc.eval_interval == 0 || final_step) && !(options.resume && step == run.start)) {
+      evaluate(run, step, result);
+      if (config.output.checkpoint_interval == 0 && step > 0) save(run, "last", step);
+    }
+    if (config.output.checkpoint_interval > 0 && step > run.start &&
+        (step % config.output.checkpoint_interval == 0 || final_step))
+      save(run, "last", step);
+
+    // -- stop? (the end of the run, stop_after, or Ctrl-C / SIGTERM during the last step) --
+    const int signal = agreed_signal(run, stop.signal());
+    if (final_step || step == options.stop_after || signal != 0) {
+      if (!final_step && run.last_saved != step) save(run, "last", step);  // --resume continues from here
+      result.steps_done = step;
+      result.stopped_by_signal = final_step ? 0 : signal;
+      break;
+    }
+
+    // -- forward, backward and update on the global batch, then the log --
+    auto t0 = Clock::now();
+    StepOutcome outcome = optimizer_step(run, step);
+    log_step(run, step, outcome, std::chrono::duration<double>(Clock::now() - t0).count(), result);
+  }
+  run.progress->finish();
+  result.clipped_steps = run.clipped;
+  result.skipped_steps = run.mp.skipped_steps();
+  result.entropy_floor = run.task->entropy_floor();
+  if (run.grads) result.allreduce_seconds = run.grads->allreduce_seconds();
+  if (result.steps_done != tc.steps) {  // stopped early (stop_after or a signal): no final report
+    if (result.stopped_by_signal != 0)
+      run.out << "interrupted (" << (result.stopped_by_signal == SIGINT ? "SIGINT" : "SIGTERM") << ") at step "
+              << result.steps_done << "/" << tc.steps << ", saved " << checkpoint_record_path(run.run_dir, "last")
+              << "; continue with: scratchformer train --resume " << run.run_dir << "\n";
+  } else if (run.writer()) {
+    finish(run, result);
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - run.wall_start).count();
   return result;
 }
 

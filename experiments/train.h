@@ -31,6 +31,8 @@ struct TrainResult {
   int64_t clipped_steps = 0;
   int64_t skipped_steps = 0;
   double seconds = 0;
+  int ranks = 1;                // processes that trained (mpirun -np N), each with the same result
+  double allreduce_seconds = 0; // time this rank spent in the gradient all-reduce
 };
 
 // Trains as the config says; see train.cpp for the loop. The config must be validated. Throws

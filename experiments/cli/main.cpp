@@ -1,6 +1,8 @@
 // main.cpp: the `scratchformer` executable. Parses the command line (CLI11), runs one
 // subcommand, and turns any error a person can fix (sf::Error, and file-system errors such as a
 // full disk) into one line and exit code 2; anything else is a bug: one line and exit code 3.
+// Under mpirun (one process per rank) the line names the rank, and the failing rank ends the
+// whole job (MPI_Abort) instead of leaving the others waiting for it in a collective.
 #include <filesystem>
 #include <iostream>
 #include <new>
@@ -11,6 +13,7 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/threads.h"
 #include "experiments/cli/commands.h"
+#include "experiments/distributed.h"
 
 namespace sf {
 static int g_exit_code = 0;
@@ -25,7 +28,24 @@ static std::string one_line(std::string s) {
   return s;
 }
 
+static int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  sf::dist::init(&argc, &argv);  // a no-op unless started by mpirun
+  int code = run(argc, argv);
+  const bool failed = code == 2 || code == 3;  // (130 after Ctrl-C is a clean stop, on every rank)
+  if (failed && sf::dist::size() > 1) sf::dist::abort(code);
+  sf::dist::finalize();
+  return code;
+}
+
+// "error: " on one process, "error (rank 1 of 2): " under mpirun.
+static std::string error_prefix() {
+  if (sf::dist::size() == 1) return "error: ";
+  return "error (rank " + std::to_string(sf::dist::rank()) + " of " + std::to_string(sf::dist::size()) + "): ";
+}
+
+static int run(int argc, char** argv) {
   CLI::App app{"scratchformer: train small transformers built from scratch, and watch how they learn."};
   app.require_subcommand(1);
   app.fallthrough();
@@ -47,22 +67,22 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: not an error
     // A usage error is one line like every other error ("--top-p: must be a finite number in
     // [0, 1], got nan"), not CLI11's two ("...\nRun with --help for more information.").
-    std::cerr << "error: " << one_line(e.what()) << " (see --help)\n";
+    std::cerr << error_prefix() << one_line(e.what()) << " (see --help)\n";
     return 2;
   } catch (const sf::Error& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {  // the disk, not the input: full, read-only, ...
     // In words, naming the file: "runs/x/checkpoints: No space left on device", not the C++ text
     // ("filesystem error: cannot create directories: No space left on device [runs/x/checkpoints]").
     std::string where = e.path1().empty() ? "" : e.path1().string() + ": ";
-    std::cerr << "error: " << one_line(where + e.code().message()) << "\n";
+    std::cerr << error_prefix() << one_line(where + e.code().message()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "error: out of memory (try a smaller model, batch_size or block_size)\n";
+    std::cerr << error_prefix() << "out of memory (try a smaller model, batch_size or block_size)\n";
     return 2;
   } catch (const std::exception& e) {  // a bug: still one line, and a distinct exit code
-    std::cerr << "error: internal error (a bug in scratchformer, please report it): " << one_line(e.what()) << "\n";
+    std::cerr << error_prefix() << "internal error (a bug in scratchformer, please report it): " << one_line(e.what()) << "\n";
     return 3;
   }
   return sf::exit_code();
