@@ -7,12 +7,13 @@
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
 # fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
 # libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
-# code of our own.
+# code of our own. libopenmpi-dev and openmpi-bin (Open MPI) run data-parallel training,
+# `mpirun -np N scratchformer train CONFIG`; the build works without them (one process).
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
           nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev gnuplot-nox fonts-wqy-zenhei
-          fortunes-zh)
+          fortunes-zh libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
     --with-torch) packages+=(python3-torch python3-numpy) ;;
