@@ -165,6 +165,7 @@ static void check_same_on_all_ranks(const std::string& name, const std::string& 
     throw ConfigError(name + ": rank " + std::to_string(dist::rank()) + " has another one than rank 0 (sha256 " +
                       ours.substr(0, 12) + "... vs " + rank0.substr(0, 12) + "...); start every rank with the same "
                       "config, --set options and data");
+  dist::barrier();  // no rank goes on (rank 0 to write the run folder) before every rank has checked
 }
 
 // A resumed run continues only with the same global batch: batch_size (checked with the config)
@@ -320,7 +321,8 @@ static bool open_run(Run& run, TrainResult& result) {
   if (run.task->micro_batches() > 1)
     out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
         << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";
-  bool bar = run.options.progress_bar && run.options.out == nullptr && run.writer() && Progress::stdout_is_terminal();
+  // (No bar under mpirun: it hands each rank a terminal even when its own output goes to a file.)
+  bool bar = run.options.progress_bar && run.options.out == nullptr && run.ranks == 1 && Progress::stdout_is_terminal();
   run.progress.emplace(tc.steps, tc.log_interval, out, bar, run.start);
   return true;
 }
