@@ -1,7 +1,9 @@
 // pictures.cpp: drawing a lesson's pictures into its stream's image folder (see pictures.h).
 #include "lessons/pictures.h"
 
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include "experiments/metrics.h"
 #include "lessons/lesson.h"
@@ -12,7 +14,10 @@ namespace sf::lessons {
 static std::string announce(std::ostream& out, const std::string& file) {
   out << tr(out, "picture: images/", "图：images/") << file << "\n";
   std::string dir = image_dir(out);
-  return dir.empty() ? "" : dir + "/" + file;
+  if (dir.empty()) return "";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);  // a failure shows as gnuplot's note on the draw
+  return dir + "/" + file;
 }
 
 void draw_gnuplot(std::ostream& out, const std::string& file, const std::string& body, int width, int height) {

@@ -176,3 +176,30 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   run_command(exe + " inspect " + run.string() + " --prompt x 2>&1", code);
   CHECK(code == 2);
 }
+
+TEST_CASE("scratchformer lesson draws its pictures where its picture lines point, or nowhere with --no-images") {
+  std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
+  if (!fs::exists(exe)) {
+    MESSAGE("skipped: " << exe << " is not built");
+    return;
+  }
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: gnuplot is not installed (scripts/setup.sh installs it)");
+    return;
+  }
+  fs::path dir = fs::temp_directory_path() / "sf_test_lesson_images";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string run = "cd '" + dir.string() + "' && '" + exe + "' lesson positions";
+  REQUIRE(std::system((run + " --no-images >out1.txt").c_str()) == 0);
+  CHECK_FALSE(fs::exists(dir / "images"));
+  REQUIRE(std::system((run + " >out2.txt").c_str()) == 0);
+  std::string printed = slurp(dir / "out2.txt");
+  CHECK(printed == slurp(dir / "out1.txt"));  // the lesson prints the same either way
+  std::smatch m;
+  REQUIRE(std::regex_search(printed, m, std::regex("picture: (images/[^\\n]+\\.png)")));
+  std::string png = slurp(dir / m[1].str());
+  REQUIRE(png.size() > 8);
+  CHECK(png.substr(1, 3) == "PNG");
+  fs::remove_all(dir);
+}
