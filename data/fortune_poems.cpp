@@ -62,8 +62,10 @@ std::string read_fortune_poems(const fs::path& path) {
   return poems;
 }
 
+static const std::u32string kClauseMarks = U"，。！？；：、,.!?;:\n";
+
 double five_or_seven_share(std::string_view text, int64_t* clauses_out) {
-  static const std::u32string marks = U"，。！？；：、,.!?;:\n";
+  const std::u32string& marks = kClauseMarks;
   int64_t clauses = 0, regular = 0, length = 0;
   auto end_clause = [&] {
     if (length > 0) ++clauses, regular += (length == 5 || length == 7);
@@ -76,6 +78,14 @@ double five_or_seven_share(std::string_view text, int64_t* clauses_out) {
   end_clause();
   if (clauses_out) *clauses_out = clauses;
   return clauses ? static_cast<double>(regular) / static_cast<double>(clauses) : 0.0;
+}
+
+std::string up_to_last_clause_end(std::string_view text) {
+  std::vector<char32_t> cps = utf8_decode(text);
+  size_t end = cps.size();
+  while (end > 0 && kClauseMarks.find(cps[end - 1]) == std::u32string::npos) --end;
+  cps.resize(end);
+  return utf8_encode(cps);
 }
 
 }  // namespace sf::data

@@ -27,4 +27,8 @@ std::string read_fortune_poems(const std::filesystem::path& path);
 // regular lines of Tang poetry (about 95% of the tang300 poems' clauses, measured by a test).
 double five_or_seven_share(std::string_view text, int64_t* clauses = nullptr);
 
+// `text` up to and including its last punctuation mark or line break ("" when it has none): a
+// generated sample cut off by a token budget, with the unfinished clause at its end removed.
+std::string up_to_last_clause_end(std::string_view text);
+
 }  // namespace sf::data

@@ -223,8 +223,10 @@ class LmTask : public Task {
     o.top_k = 0;
     std::vector<std::string> out;
     for (int64_t i = 0; i < count; ++i) {
-      // Each sample starts from one token of the val split, as a prompt.
+      // Each sample starts from one token of the val split, as a prompt; a poem sample starts at
+      // the beginning of a line, so its first clause is a whole one (see sample_report).
       int32_t first = (*data_.val)[static_cast<size_t>(gen.randint(static_cast<int64_t>(data_.val->size())))];
+      if (is_poems()) first = line_start_token().value_or(first);
       out.push_back(data_.tokenizer->decode(sample_gpt(*model_, {first}, o, gen)));
     }
     return out;
@@ -259,9 +261,11 @@ class LmTask : public Task {
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
   std::string sample_report(const std::vector<std::string>& samples) const override {
-    if (config_.data.dataset != "tang" && config_.data.dataset != "song") return "";
+    if (!is_poems()) return "";
+    // Only whole clauses count: a sample stops after max_tokens, usually inside a clause, so the
+    // text after its last punctuation mark or line break is left out.
     std::string generated;
-    for (const std::string& s : samples) generated += s + "\n";
+    for (const std::string& s : samples) generated += data::up_to_last_clause_end(s) + "\n";
     int64_t n_generated = 0, n_corpus = 0;
     double ours = 0, corpus = 0;
     try {
@@ -285,6 +289,14 @@ class LmTask : public Task {
   const data::LmData& data() const { return data_; }
 
  private:
+  bool is_poems() const { return config_.data.dataset == "tang" || config_.data.dataset == "song"; }
+  // The token of a line break, when the tokenizer has one of its own.
+  std::optional<int32_t> line_start_token() const {
+    std::vector<int32_t> ids = data_.tokenizer->encode("\n");
+    if (ids.size() != 1) return std::nullopt;
+    return ids[0];
+  }
+
   // Rows per evaluation forward: a whole number of training batches, up to kEvalTokens tokens but
   // at most n_layer batches, so that its attention matrices (rows x heads x T x T, one layer at a
   // time without a graph) never outgrow the training step's (every layer's, kept for backward).

@@ -27,6 +27,13 @@ TEST_CASE("poem form: the share of clauses with 5 or 7 characters") {
   CHECK(clauses == 0);
 }
 
+TEST_CASE("poem form: a sample cut off inside a clause loses only that clause") {
+  CHECK(up_to_last_clause_end("床前明月光，疑是地上霜。\n举头望") == "床前明月光，疑是地上霜。\n");
+  CHECK(up_to_last_clause_end("床前明月光，疑是") == "床前明月光，");
+  CHECK(up_to_last_clause_end("举头望明月") == "");
+  CHECK(up_to_last_clause_end("") == "");
+}
+
 TEST_CASE("the Tang poems of fortunes-zh: poem lines only, and most clauses are 5 or 7 characters") {
   std::filesystem::path tang = fortune_poems_path("tang300");
   if (!std::filesystem::exists(tang)) {
