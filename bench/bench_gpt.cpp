@@ -16,10 +16,21 @@
 //            minutes; taking turns puts both frameworks under the same drift.
 //
 // FLOPs/token = 6 N + 12 L T d (nanoGPT's estimate_mfu; N excludes the position table).
+//
+// The machine's own limit, measured in the same child right after our steps: sgemm with the same
+// number of threads on every matrix product of the model's linear layers, forward (Y = X W^T)
+// and both backward products (dX = dY W, dW = dY^T X), each product as often as the step does it
+// (n_layer times for a block's layers, once for the tied LM head). Each product is timed two
+// ways, OpenBLAS threading it itself and our pool splitting it over single-threaded OpenBLAS
+// calls (blas::gemm_parallel, what the step uses), and the faster counts. Their summed FLOPs over
+// their summed times is the limit: what the step would reach if it did nothing but these
+// products at the best sgemm speed on this machine. "share" = our achieved GFLOP/s / the limit.
+#include <cblas.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/cpu/blas.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/cpu/threads.h"
 #include "nn/gpt.h"
@@ -66,6 +78,93 @@ static CpuSnapshot cpu_snapshot() {
   getrusage(RUSAGE_SELF, &ru);
   s.own = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
   return s;
+}
+
+extern "C" void openblas_set_num_threads(int);
+
+// Seconds of the fastest of `repeats` timed runs of f (each run long enough to time: f is called
+// until 20 ms have passed and the time per call is kept).
+template <class F>
+static double best_seconds(F&& f, int repeats = 5) {
+  f();  // warm caches and OpenBLAS's threads
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    int calls = 0;
+    double elapsed = 0;
+    do {
+      f();
+      ++calls;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    } while (elapsed < 0.02);
+    best = std::min(best, elapsed / calls);
+  }
+  return best;
+}
+
+// The sgemm limit for shape s on `threads` OpenBLAS threads (see the header).
+static json sgemm_limit(const Shape6& s, int threads) {
+  struct Linear {
+    const char* name;
+    int64_t in, out, count;  // W is (out, in); `count` such layers in one step
+  };
+  const int64_t M = s.B * s.T, d = s.d;
+  const std::array<Linear, 5> layers = {{{"qkv", d, 3 * d, s.layers},
+                                         {"attn proj", d, d, s.layers},
+                                         {"fc", d, 4 * d, s.layers},
+                                         {"fc proj", 4 * d, d, s.layers},
+                                         {"lm head", d, s.vocab, 1}}};
+  Generator gen(7);
+  auto random = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = static_cast<float>(gen.uniform() - 0.5);
+    return v;
+  };
+  double flops = 0, seconds = 0;
+  json products = json::array();
+  for (const Linear& l : layers) {
+    std::vector<float> X = random(M * l.in), W = random(l.out * l.in), dY = random(M * l.out);
+    std::vector<float> Y(static_cast<size_t>(M * l.out)), dX(static_cast<size_t>(M * l.in)), dW(static_cast<size_t>(l.out * l.in));
+    const int m = static_cast<int>(M), in = static_cast<int>(l.in), out = static_cast<int>(l.out);
+    // C (rows, cols) = op(A) op(B), timed with OpenBLAS's threads and with our pool's split.
+    auto fastest = [&](bool ta, bool tb, int rows, int cols, int inner, const float* A, int lda, const float* B, int ldb,
+                       float* C) {
+      openblas_set_num_threads(threads);
+      double own = best_seconds([&] {
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, rows, cols, inner,
+                    1.f, A, lda, B, ldb, 0.f, C, cols);
+      });
+      openblas_set_num_threads(1);  // as the rest of the program runs it (autograd/cpu/threads.cpp)
+      double pool = best_seconds([&] { blas::gemm_parallel<float>(ta, tb, rows, cols, inner, 1.f, A, lda, B, ldb, 0.f, C, cols); });
+      return std::min(own, pool);
+    };
+    double forward = fastest(false, true, m, out, in, X.data(), in, W.data(), in, Y.data());          // Y = X W^T
+    double input_grad = fastest(false, false, m, in, out, dY.data(), out, W.data(), in, dX.data());   // dX = dY W
+    double weight_grad = fastest(true, false, out, in, m, dY.data(), out, X.data(), in, dW.data());   // dW = dY^T X
+    const double product_flops = 2.0 * static_cast<double>(M * l.in * l.out);
+    for (double t : {forward, input_grad, weight_grad}) {
+      flops += product_flops * static_cast<double>(l.count);
+      seconds += t * static_cast<double>(l.count);
+    }
+    products.push_back({{"layer", l.name}, {"M", M}, {"in", l.in}, {"out", l.out}, {"count", l.count},
+                        {"gflops", {product_flops / forward / 1e9, product_flops / input_grad / 1e9, product_flops / weight_grad / 1e9}}});
+  }
+  return json{{"limit_gflops", flops / seconds / 1e9}, {"products", products}};
+}
+
+// "model name" and the widest SIMD of this machine's first CPU, from /proc/cpuinfo.
+static std::string cpu_description() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "unknown CPU", flags;
+  while (std::getline(in, line)) {
+    auto value = [&] { return line.substr(line.find(':') + 2); };
+    if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = value();
+    if (line.rfind("flags", 0) == 0 && flags.empty()) flags = " " + value() + " ";
+  }
+  std::string simd = flags.find(" avx512f ") != std::string::npos ? "AVX-512"
+                     : flags.find(" avx2 ") != std::string::npos  ? "AVX2"
+                                                                   : "no AVX2";
+  return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
 }
 
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision) {
@@ -128,6 +227,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   double tokens = static_cast<double>(s.B * s.T);
+  double achieved = static_cast<double>(flops_per_token) * tokens / med / 1e9;
+  json limit = sgemm_limit(s, num_threads());
   return json{{"label", name},
               {"framework", "scratchformer"},
               {"precision", precision_name(precision)},
@@ -139,7 +240,10 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
               {"tokens_per_s", tokens / med},
               {"params", n_params},
               {"flops_per_token", flops_per_token},
-              {"achieved_gflops", static_cast<double>(flops_per_token) * tokens / med / 1e9},
+              {"achieved_gflops", achieved},
+              {"sgemm_limit_gflops", limit["limit_gflops"]},
+              {"share_of_limit", achieved / limit["limit_gflops"].get<double>()},
+              {"sgemm_products", limit["products"]},
               {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
               {"foreign_cpu_cores", foreign},
               {"final_loss", last_loss}};
@@ -243,7 +347,12 @@ int main(int argc, char** argv) {
                     std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
   if (with_reference && !have_torch)
     std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch and " << reference << ")\n";
-  std::printf("%-7s %-6s %12s %12s %9s %10s %8s %8s\n", "shape", "prec", "ours ms", "torch ms", "ratio", "GFLOP/s", "RSS MB", "torchRSS");
+  std::printf("machine: %s; %d threads\n", cpu_description().c_str(), threads);
+  std::printf("%-7s %-6s %12s %12s %9s %9s %9s %7s %8s %8s  %s\n", "shape", "prec", "ours ms", "torch ms", "ratio", "GFLOP/s",
+              "limit", "share", "RSS MB", "torchRSS", "targets (share, ratio)");
+  // Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
+  const std::map<std::string, std::pair<double, double>> targets = {
+      {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}};
   for (const char* name : {"tiny", "small", "medium"}) {
     const Shape6& s = kShapes.at(name);
     std::string self = "/proc/self/exe";
@@ -263,7 +372,7 @@ int main(int argc, char** argv) {
       ref_cmd = cmd.str();
     }
     // Rounds in turn: ours, reference, ours, reference, ...
-    std::vector<double> ours_ms, ref_ms, gflops, rss, ref_rss;
+    std::vector<double> ours_ms, ref_ms, gflops, limits, rss, ref_rss;
     double foreign = 0;
     for (int r = 0; r < rounds; ++r) {
       json ours = run_json("'" + self + "'" + args);
@@ -271,6 +380,7 @@ int main(int argc, char** argv) {
       if (number(ours, "median_step_ms") > 0) {
         ours_ms.push_back(number(ours, "median_step_ms"));
         gflops.push_back(number(ours, "achieved_gflops"));
+        limits.push_back(number(ours, "sgemm_limit_gflops"));
         rss.push_back(number(ours, "peak_rss_mb"));
       }
       if (number(ref, "median_step_ms") > 0) {
@@ -279,15 +389,25 @@ int main(int argc, char** argv) {
       }
       foreign = std::max({foreign, number(ours, "foreign_cpu_cores"), number(ref, "foreign_cpu_cores")});
     }
-    double o = median(ours_ms), t = median(ref_ms);
-    std::printf("%-7s %-6s %12.2f %12.2f %8.2fx %10.1f %8.0f %8.0f\n", name, precision.c_str(), o, t,
-                o > 0 && t > 0 ? t / o : 0.0, median(gflops), max_of(rss), max_of(ref_rss));
+    double o = median(ours_ms), t = median(ref_ms), ratio = o > 0 && t > 0 ? t / o : 0.0;
+    double achieved = median(gflops), limit = median(limits), share = limit > 0 ? achieved / limit : 0.0;
+    auto [share_target, ratio_target] = targets.at(name);
+    std::string verdict = std::string(share >= share_target ? "met" : "MISSED") + " " +
+                          std::to_string(static_cast<int>(share_target * 100)) + "%, " +
+                          (t <= 0 ? "no reference" : ratio >= ratio_target ? "met" : "MISSED");
+    char ratio_text[16];
+    std::snprintf(ratio_text, sizeof ratio_text, " %.2fx", ratio_target);
+    if (t > 0) verdict += ratio_text;
+    std::printf("%-7s %-6s %12.2f %12.2f %8.2fx %9.1f %9.1f %6.0f%% %8.0f %8.0f  %s\n", name, precision.c_str(), o, t,
+                ratio, achieved, limit, 100 * share, max_of(rss), max_of(ref_rss), verdict.c_str());
     if (rounds > 1 && !ours_ms.empty())
       std::printf("        rounds: ours %s ms, torch %s ms\n", join(ours_ms).c_str(), join(ref_ms).c_str());
     if (foreign > 0.1) std::printf("        (disturbed: other processes kept up to %.2f cores busy)\n", foreign);
     std::fflush(stdout);
   }
   std::printf("ratio = torch ms / ours ms (above 1: we are faster). ms: the median over %d round(s) of each\n"
-              "round's median step; RSS: the largest peak over the rounds.\n", rounds);
+              "round's median step; RSS: the largest peak over the rounds. limit: OpenBLAS sgemm GFLOP/s on the\n"
+              "linear layers' products (forward and both backward) with the same threads, measured in each of our\n"
+              "rounds (median shown); share = GFLOP/s / limit.\n", rounds);
   return 0;
 }
