@@ -35,6 +35,13 @@ foreign_cpu_cores = average number of cores busy with OTHER processes during the
 timed window (/proc/stat busy minus own CPU time); > ~0.1 means the run was disturbed.
 Output: one JSON object on stdout.
 
+Sampling (--sample N): instead of training, generate N tokens after a one-token prompt for each
+of the B rows, with a KV cache (each layer keeps the keys and values of the tokens so far and
+each new token attends to them), drawing from softmax(logits) with torch.multinomial, under
+torch.no_grad() in eval mode; N <= T - 1, so the cache never slides. Reported: the median over
+--steps timed generations of tokens/s (B * N tokens per generation). bench/bench_sample.cpp
+runs the same with scratchformer's sampler (nn/sampling.h).
+
 NOTE (2-vCPU box): with --threads 2 the default libgomp spin-wait fights OpenBLAS's
 own pthreads; export OMP_WAIT_POLICY=PASSIVE for ~2x faster small/medium steps
 (small: ~153 vs ~340 ms/step).  Report both; PASSIVE is the fair "tuned" anchor.
@@ -65,6 +72,7 @@ ap.add_argument("--wd", type=float, default=0.0, help="AdamW weight decay")
 ap.add_argument("--sdpa", action="store_true", help="use F.scaled_dot_product_attention if available")
 ap.add_argument("--untied", action="store_true", help="separate lm head (default: tied, like GPT-2)")
 ap.add_argument("--label", type=str, default="")
+ap.add_argument("--sample", type=int, default=0, help="time generating this many tokens with a KV cache instead of training")
 args = ap.parse_args()
 
 # must happen before torch (and its OpenBLAS / libgomp) are loaded
@@ -115,12 +123,20 @@ class CausalSelfAttention(nn.Module):
         self.c_proj = nn.Linear(d, d)
         self.register_buffer("mask", torch.tril(torch.ones(T, T, dtype=torch.bool)).view(1, 1, T, T))
 
-    def forward(self, x):
+    def forward(self, x, cache=None):
         B, T, C = x.shape
         q, k, v = self.c_attn(x).split(C, dim=2)
         q = q.view(B, T, self.h, self.dk).transpose(1, 2)  # (B,h,T,dk)
         k = k.view(B, T, self.h, self.dk).transpose(1, 2)
         v = v.view(B, T, self.h, self.dk).transpose(1, 2)
+        if cache is not None:  # one new token (T == 1): attend to every cached key, no mask needed
+            assert T == 1
+            if "k" in cache:
+                k = torch.cat([cache["k"], k], dim=2)
+                v = torch.cat([cache["v"], v], dim=2)
+            cache["k"], cache["v"] = k, v
+            att = F.softmax((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(self.dk)), dim=-1)
+            return self.c_proj((att @ v).transpose(1, 2).contiguous().view(B, T, C))
         if USE_SDPA:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
@@ -150,8 +166,8 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(d)
         self.mlp = MLP(d)
 
-    def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
+    def forward(self, x, cache=None):
+        x = x + self.attn(self.ln_1(x), cache)
         x = x + self.mlp(self.ln_2(x))
         return x
 
@@ -185,6 +201,47 @@ class GPT(nn.Module):
             x = blk(x)
         logits = self.lm_head(self.ln_f(x))
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    @torch.no_grad()
+    def generate(self, idx, n, gen):
+        """idx (B, 1) -> (B, 1 + n): n tokens drawn one at a time with a KV cache per layer."""
+        caches = [dict() for _ in self.blocks]
+        out = [idx]
+        for pos in range(n):
+            x = self.wte(out[-1]) + self.wpe(torch.tensor([pos]))
+            for blk, cache in zip(self.blocks, caches):
+                x = blk(x, cache)
+            probs = F.softmax(self.lm_head(self.ln_f(x))[:, -1, :], dim=-1)
+            out.append(torch.multinomial(probs, 1, generator=gen))
+        return torch.cat(out, dim=1)
+
+
+def sample_main():
+    torch.manual_seed(args.seed)
+    V, d, L, H, T, B, n = args.vocab, args.d, args.layers, args.heads, args.T, args.B, args.sample
+    if not 1 <= n <= T - 1:
+        sys.exit("error: --sample must be in [1, T - 1]")
+    model = GPT(V, d, L, H, T, tied=not args.untied)
+    model.eval()
+    gen = torch.Generator().manual_seed(args.seed + 1)
+    prompt = torch.randint(0, V, (B, 1), generator=gen, dtype=torch.long)
+    times = []
+    snap0 = None
+    for i in range(args.warmup_steps + args.steps):
+        if i == args.warmup_steps:
+            snap0 = _cpu_snapshot()
+        t0 = time.perf_counter()
+        model.generate(prompt, n, gen)
+        if i >= args.warmup_steps:
+            times.append(time.perf_counter() - t0)
+    snap1 = _cpu_snapshot()
+    foreign = ((snap1[1] - snap0[1]) - (snap1[2] - snap0[2])) / (snap1[0] - snap0[0])
+    st = sorted(times)
+    med = st[len(st) // 2] if len(st) % 2 else 0.5 * (st[len(st) // 2 - 1] + st[len(st) // 2])
+    print(json.dumps({"framework": "pytorch-%s" % torch.__version__, "threads": args.threads,
+                      "config": dict(vocab=V, d=d, layers=L, heads=H, T=T, B=B), "new_tokens": n,
+                      "timed_generations": len(st), "median_ms": med * 1e3, "tokens_per_s": B * n / med,
+                      "foreign_cpu_cores": round(foreign, 3)}))
 
 
 def _cpu_snapshot():
@@ -270,4 +327,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sample_main() if args.sample else main()
