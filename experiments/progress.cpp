@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -38,10 +39,25 @@ double Progress::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+void Progress::set_segment_costs(std::vector<double> costs, int64_t segment_steps) {
+  segment_costs_ = std::move(costs);
+  segment_steps_ = segment_steps;
+}
+
+double Progress::work_until(int64_t step) const {
+  if (segment_costs_.empty() || segment_steps_ <= 0) return static_cast<double>(step);
+  double work = 0;
+  for (size_t i = 0; i < segment_costs_.size(); ++i) {
+    const int64_t begin = static_cast<int64_t>(i) * segment_steps_;
+    work += segment_costs_[i] * static_cast<double>(std::clamp<int64_t>(step - begin, 0, segment_steps_));
+  }
+  return work;
+}
+
 std::string Progress::eta(int64_t step) const {
-  int64_t done = step - first_step_;
-  if (done <= 0) return "?";
-  return format_duration(elapsed() / static_cast<double>(done) * static_cast<double>(total_ - step));
+  const double done = work_until(step) - work_until(first_step_);
+  if (step <= first_step_ || done <= 0) return "?";
+  return format_duration(elapsed() / done * (work_until(total_) - work_until(step)));
 }
 
 void Progress::update(const StepReport& r) {

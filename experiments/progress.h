@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 namespace sf {
 
@@ -35,17 +36,24 @@ class Progress {
   void line(const std::string& text);
   // Ends the bar's line.
   void finish();
+  // When steps cost differently (lesson 14 trains six models of growing size one after the
+  // other), the ETA counts the work left instead of the steps left: the steps form segments of
+  // `segment_steps`, and every step of segment i costs costs[i] (any unit, e.g. measured seconds).
+  void set_segment_costs(std::vector<double> costs, int64_t segment_steps);
   // Seconds since construction.
   double elapsed() const;
   static bool stdout_is_terminal();
 
  private:
   std::string eta(int64_t step) const;
+  double work_until(int64_t step) const;  // the cost of steps [0, step)
   int64_t total_, interval_;
   std::ostream& out_;
   bool terminal_, bar_shown_ = false;
   int64_t first_step_;
   std::chrono::steady_clock::time_point start_;
+  std::vector<double> segment_costs_;  // empty: every step costs the same
+  int64_t segment_steps_ = 0;
 };
 
 }  // namespace sf

@@ -7,6 +7,8 @@
 // Legend: B batch, T time, C channels, H heads, N blocks, V vocab.
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -142,6 +144,26 @@ static std::string stages_plot(const BuildGptResult& r) {
   return s.str();
 }
 
+// Seconds of one training step (forward + backward) of each stage's model, timed on a
+// throwaway copy before training, so the progress bar's ETA weighs each stage by its cost.
+static std::vector<double> stage_step_seconds(StageConfig cfg, const StageData& d, const BuildGptOptions& opt) {
+  std::vector<double> seconds;
+  data::RandomWindows batches(d.train, opt.block_size, opt.batch_size, opt.seed);
+  data::LmBatch batch = batches.next();
+  for (int s = 0; s < kStages; ++s) {
+    cfg.stage = static_cast<Stage>(s);
+    StageModel model(cfg);
+    double best = 1e30;
+    for (int repeat = 0; repeat < 2; ++repeat) {  // the first call also allocates: keep the faster
+      auto t0 = std::chrono::steady_clock::now();
+      model.loss(batch.inputs, batch.targets).backward();
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    seconds.push_back(best);
+  }
+  return seconds;
+}
+
 // Trains the six stages (progress on stderr). A second call with the same options in one process
 // (lesson_docs prints the lesson in two languages) returns the first call's result.
 static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
@@ -163,6 +185,7 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
   cfg.n_head = opt.n_head;
   cfg.n_layer = opt.n_layer;
   Progress progress(kStages * opt.steps, opt.steps, std::cerr, ::isatty(STDERR_FILENO) == 1);
+  progress.set_segment_costs(stage_step_seconds(cfg, d, opt), opt.steps);  // later stages cost more
   for (int s = 0; s < kStages; ++s) {
     cfg.stage = static_cast<Stage>(s);
     StageModel model(cfg);

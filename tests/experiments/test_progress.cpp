@@ -1,0 +1,51 @@
+// The progress line (experiments/progress.h): its log lines, and an ETA that counts the work
+// left when steps cost differently.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "experiments/progress.h"
+
+using namespace sf;
+
+namespace {
+
+// The ETA of the log line printed at `step`, in seconds ("1m05s" -> 65).
+int eta_seconds(const std::string& log) {
+  std::smatch m;
+  REQUIRE(std::regex_search(log, m, std::regex("ETA (?:(\\d+)m)?(\\d+)s\\n$")));
+  return (m[1].matched ? std::stoi(m[1]) * 60 : 0) + std::stoi(m[2]);
+}
+
+}  // namespace
+
+TEST_CASE("progress: a log line every log_interval steps and at the last step") {
+  std::ostringstream out;
+  Progress p(5, 2, out, false);
+  for (int64_t s = 1; s <= 5; ++s) p.update({s, 1.5, 1e-3, 0.25, 1000, 0});
+  std::string log = out.str();
+  CHECK(log.find("step 2/5 | loss 1.5000 | lr 1.00e-03 | norm 0.250 | 1.0k tok/s") != std::string::npos);
+  CHECK(log.find("step 4/5") != std::string::npos);
+  CHECK(log.find("step 5/5") != std::string::npos);
+  CHECK(log.find("step 1/5") == std::string::npos);
+  CHECK(log.find("step 3/5") == std::string::npos);
+}
+
+TEST_CASE("progress: with segment costs the ETA counts the work left, not the steps left") {
+  // Two segments of 10 steps; a step of the second costs 9 times one of the first. After the
+  // first segment (10 units of work in ~t seconds), 90 units are left: about 9 t, where counting
+  // steps would say t.
+  std::ostringstream plain, weighted;
+  Progress by_steps(20, 10, plain, false), by_work(20, 10, weighted, false);
+  by_work.set_segment_costs({1.0, 9.0}, 10);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  by_steps.update({10, 1, 1, 1, 1, 0});
+  by_work.update({10, 1, 1, 1, 1, 0});
+  int steps_eta = eta_seconds(plain.str()), work_eta = eta_seconds(weighted.str());
+  CHECK(steps_eta >= 1);
+  CHECK(work_eta >= 9 * steps_eta - 9);   // rounding of each to whole seconds
+  CHECK(work_eta <= 9 * steps_eta + 9);
+}
