@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "autograd/errors.h"
@@ -284,6 +285,13 @@ static std::string joined(const std::vector<std::string>& items) {
   return s.empty() ? "(none)" : s;
 }
 
+// The text at `path`, or nothing and a problem saying it is missing.
+static std::optional<std::string> read_lesson_text(const std::string& path, std::vector<std::string>& problems) {
+  if (std::filesystem::exists(path)) return read_text_file(path);
+  problems.push_back(path + ": missing (every lesson has an English and a Chinese text)");
+  return std::nullopt;
+}
+
 std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson, SlowLessons slow) {
   std::vector<std::string> problems;
   auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
@@ -300,11 +308,9 @@ std::vector<std::string> check_lesson_texts(const std::string& root, const Lesso
   std::map<Lang, std::vector<std::string>> sets;
   for (Lang lang : {Lang::en, Lang::zh}) {
     std::string path = text_path(root, lesson, lang);
-    if (!std::filesystem::exists(path)) {
-      problems.push_back(path + ": missing (every lesson has an English and a Chinese text)");
-      continue;
-    }
-    std::string md = read_text_file(path);
+    std::optional<std::string> text = read_lesson_text(path, problems);
+    if (!text) continue;
+    const std::string& md = *text;
     for (int line : untagged_cpp_blocks(md))
       problems.push_back(path + ":" + std::to_string(line) + ": a ```cpp block with no excerpt tag");
     // A slow lesson's Chinese blocks are checked by their numbers against the English run.
@@ -345,11 +351,9 @@ std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson
   auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
   for (Lang lang : {Lang::en, Lang::zh}) {
     std::string path = text_path(root, lesson, lang);
-    if (!std::filesystem::exists(path)) {
-      problems.push_back(path + ": missing (every lesson has an English and a Chinese text)");
-      continue;
-    }
-    std::string md = read_text_file(path);
+    std::optional<std::string> text = read_lesson_text(path, problems);
+    if (!text) continue;
+    const std::string& md = *text;
     std::vector<std::string> found;
     std::ostringstream printed;
     set_language(printed, lang);
