@@ -62,7 +62,7 @@ struct HeapEntry {
 
 BpeTokenizer BpeTokenizer::train(std::string_view text, int32_t vocab_size, bool gpt2_split) {
   if (vocab_size < 256 || vocab_size > (1 << 20))
-    throw ConfigError("tokenizer.vocab_size: " + std::to_string(vocab_size) +
+    throw ConfigError("BPE training: vocab_size " + std::to_string(vocab_size) +
                       " is out of range for byte-level BPE (256 .. 1048576)");
   if (text.size() >= (size_t(1) << 31) - 1)
     throw DataError("bpe training text is larger than 2 GB; train on a sample");

@@ -152,7 +152,7 @@ TEST_CASE("bpe: JSON round trip and vocab_size errors") {
   CHECK(loaded->to_json() == tok.to_json());
   CHECK(loaded->encode("lowest newer") == tok.encode("lowest newer"));
   CHECK(error_of<ConfigError>([] { BpeTokenizer::train("abc", 100); }) ==
-        "tokenizer.vocab_size: 100 is out of range for byte-level BPE (256 .. 1048576)");
+        "BPE training: vocab_size 100 is out of range for byte-level BPE (256 .. 1048576)");
 }
 
 TEST_CASE("bpe: trains on 1 MB of Tiny Shakespeare in seconds") {
