@@ -10,6 +10,7 @@
 //                                  shape), plus the PyTorch reference when python3-torch exists
 //   bench_gpt --shape small        one shape; prints one JSON object
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
+//            --no-limit (skip the sgemm limit: for profiling one shape's steps alone)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
@@ -167,7 +168,8 @@ static std::string cpu_description() {
   return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
 }
 
-static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision) {
+static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
+                    bool measure_limit) {
   GPTConfig c;
   c.vocab_size = s.vocab;
   c.block_size = s.T;
@@ -228,7 +230,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   getrusage(RUSAGE_SELF, &ru);
   double tokens = static_cast<double>(s.B * s.T);
   double achieved = static_cast<double>(flops_per_token) * tokens / med / 1e9;
-  json limit = sgemm_limit(s, num_threads());
+  json limit = measure_limit ? sgemm_limit(s, num_threads()) : json{{"limit_gflops", 0.0}, {"products", json::array()}};
   return json{{"label", name},
               {"framework", "scratchformer"},
               {"precision", precision_name(precision)},
@@ -242,7 +244,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
               {"flops_per_token", flops_per_token},
               {"achieved_gflops", achieved},
               {"sgemm_limit_gflops", limit["limit_gflops"]},
-              {"share_of_limit", achieved / limit["limit_gflops"].get<double>()},
+              {"share_of_limit", measure_limit ? achieved / limit["limit_gflops"].get<double>() : 0.0},
               {"sgemm_products", limit["products"]},
               {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
               {"foreign_cpu_cores", foreign},
@@ -291,7 +293,7 @@ static std::string join(const std::vector<double>& v) {
 int main(int argc, char** argv) {
   std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
-  bool with_reference = true;
+  bool with_reference = true, measure_limit = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -319,6 +321,7 @@ int main(int argc, char** argv) {
     else if (a == "--precision") precision = next();
     else if (a == "--reference") reference = next();
     else if (a == "--no-reference") with_reference = false;
+    else if (a == "--no-limit") measure_limit = false;
     else {
       std::cerr << "error: unknown option '" << a << "' (see the header of bench/bench_gpt.cpp)\n";
       return 2;
@@ -338,7 +341,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     int n = steps > 0 ? steps : (shape == "medium" ? 20 : 50);
-    std::cout << run_one(shape, it->second, n, warmup, precisions[precision]).dump() << std::endl;
+    std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit).dump() << std::endl;
     return 0;
   }
 
