@@ -74,6 +74,18 @@ const std::vector<Lesson>& all_lessons() {
       {17, "errata", "Errata: the source articles' examples recomputed, and a GPT trained without its mask",
        "勘误：重算源文章的例子，再训练一个丢了掩码的 GPT",
        "17_errata", printing(run_lesson_errata), true},
+      {19, "attention-cost", "What attention costs: T x T scores, memory and time against T, measured",
+       "注意力的代价：T x T 的分数矩阵，内存和时间随 T 的变化，实测",
+       "19_attention_cost", printing([](std::ostream& out) { return run_lesson_attention_cost(out); }), true},
+      {20, "scaling", "Why divide by sqrt(d_k): the largest weight, entropy and gradient against d_k",
+       "为什么要除以 sqrt(d_k)：最大权重、熵和梯度随 d_k 的变化",
+       "20_scaling", printing(run_lesson_scaling)},
+      {21, "online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
+       "在线 softmax：逐块的运行最大值与重新缩放；不需要 T x T 矩阵",
+       "21_online_softmax", printing(run_lesson_online_softmax)},
+      {23, "kv-cache", "The KV cache's memory: bytes per token for MHA, GQA, MQA; sampling with and without it",
+       "KV 缓存的内存：MHA、GQA、MQA 每个词元的字节数；有无缓存的采样速度",
+       "23_kv_cache", printing([](std::ostream& out) { return run_lesson_kv_cache(out); }), true},
   };
   return lessons;
 }

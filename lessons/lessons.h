@@ -255,4 +255,67 @@ ErrataResult run_lesson_errata(std::ostream& out);
 void errata_articles(std::ostream& out, ErrataResult& r);
 void errata_mask_training(std::ostream& out, ErrataResult& r);
 
+// 19. What attention costs: the T x T score matrix counted, and attention's forward + backward
+// measured against the linear layers' at one width.
+struct AttentionCostOptions {
+  std::vector<int64_t> lengths = {64, 128, 256, 512, 1024, 2048, 4096};  // T
+  int64_t n_embd = 128, n_head = 4;    // the default model's width
+  int64_t work_per_length = 1 << 22;   // repeats at T: this / T^2, at least 1 ...
+  int64_t max_repeats = 20;            // ... and at most this
+};
+struct AttentionCostResult {
+  int64_t entries_2048 = 0, entries_32768 = 0;  // T^2
+  double gpt2_probabilities_bytes_2048 = 0;     // 12 layers x 12 heads x 2048^2 x 4 bytes
+  std::vector<double> count_ratio;              // attention / linear multiply-adds, per T
+  int64_t count_crossover = 0;                  // T where the counts are equal (12 C - 1)
+  std::vector<double> p_bytes, linear_bytes;    // kept for backward, per T
+  std::vector<double> attention_ms, linear_ms;  // measured forward + backward, per T
+  int64_t measured_crossover = 0;               // first T where attention took longer (0: none)
+};
+// A slow lesson (it measures for about a minute), once per process for given options.
+AttentionCostResult run_lesson_attention_cost(std::ostream& out, const AttentionCostOptions& options);
+AttentionCostResult run_lesson_attention_cost(std::ostream& out);
+
+// 20. Why divide by sqrt(d_k): softmax over random scores with and without the scale, per d_k.
+struct ScalingResult {
+  int64_t rows = 0, keys = 0;
+  double uniform_entropy = 0;                               // ln keys
+  std::vector<int64_t> d_k;                                 // 4 ... 1024
+  std::vector<double> score_std, scaled_score_std;          // of q.k and q.k / sqrt(d_k)
+  std::vector<double> max_weight, scaled_max_weight;        // mean largest weight per row
+  std::vector<double> entropy, scaled_entropy;              // mean entropy per row (nats)
+  std::vector<double> grad_norm, scaled_grad_norm;          // mean |d scores| per row
+  std::vector<double> saturated, scaled_saturated;          // share of rows with a weight above 0.99
+  double saturated_jacobian_max = 0;                        // of softmax([8, 1, 0, -1])
+};
+ScalingResult run_lesson_scaling(std::ostream& out);
+
+// 21. The online softmax: a row read tile by tile, and a tiled causal attention against sf::attention.
+struct OnlineSoftmaxResult {
+  std::vector<double> running_max, running_sum;     // m and l after each tile
+  std::vector<double> online_weights, softmax_weights;
+  double weight_diff = 0;                           // max |online - softmax|
+  std::vector<double> online_output;                // acc / l (D = 2)
+  double output_diff = 0;                           // against softmax(s) V
+  double tiled_diff = 0;                            // tiled causal attention against sf::attention
+  int64_t stored_entries = 0;                       // of the P sf::attention keeps
+  std::vector<double> matrix_bytes, row_stat_bytes; // T x T against 2 T floats, T = 256 ... 32768
+};
+OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out);
+
+// 23. The KV cache's memory: bytes per token and context for MHA, GQA and MQA, and sampling
+// measured with and without the cache.
+struct KvCacheOptions {
+  int64_t new_tokens = 200;  // sampled in the measurement
+  int repeats = 1;
+};
+struct KvCacheResult {
+  double engine_bytes_per_token = 0, formula_bytes_per_token = 0;  // the small GPT's cache
+  std::vector<double> per_token_fp16, context_fp16;  // GPT-2 small MHA, GQA, MQA, then 7B MHA, GQA, MQA
+  double cached_tokens_per_s = 0, uncached_tokens_per_s = 0;
+  bool same_tokens = false;  // greedy: the cache changes the speed, not the tokens
+};
+KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& options);
+KvCacheResult run_lesson_kv_cache(std::ostream& out);
+
 }  // namespace sf::lessons
