@@ -114,11 +114,16 @@ void GradientSum::add_micro_batch() {
 
 void GradientSum::finish(int64_t micro_batches) {
   if (size() > 1) {  // float64 on the wire: the sum over 2 ranks is the float32 sum, bit for bit
-    auto t0 = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    auto t0 = Clock::now();
+    barrier();  // waiting for the slowest rank, timed apart from the transfer
+    auto t1 = Clock::now();
     wide_.assign(sum_.begin(), sum_.end());
     allreduce_sum(wide_);
     for (size_t i = 0; i < sum_.size(); ++i) sum_[i] = static_cast<float>(wide_[i]);
-    allreduce_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    wait_seconds_ += seconds(t0, t1);
+    allreduce_seconds_ += seconds(t1, Clock::now());
   }
   const float m = static_cast<float>(micro_batches);
   size_t at = 0;

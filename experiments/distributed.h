@@ -58,15 +58,17 @@ class GradientSum {
   // Sums over ranks, divides by `micro_batches` (in the whole global batch) and writes the result
   // into each parameter's .grad; the next add_micro_batch starts a new step.
   void finish(int64_t micro_batches);
-  // Seconds spent in the all-reduce since the start (for bench/ and the log).
+  // Seconds spent in the all-reduce since the start (for bench/ and the log), and before it
+  // waiting for the slowest rank to finish its backward.
   double allreduce_seconds() const { return allreduce_seconds_; }
+  double wait_seconds() const { return wait_seconds_; }
 
  private:
   NamedParameters params_;
   std::vector<float> sum_;  // every parameter's gradient, one after the other
   std::vector<double> wide_;  // the same, as float64, for the all-reduce
   bool first_ = true;
-  double allreduce_seconds_ = 0;
+  double allreduce_seconds_ = 0, wait_seconds_ = 0;
 };
 
 }  // namespace dist

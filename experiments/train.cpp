@@ -419,7 +419,10 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
     row["skipped"] = r.stats.skipped;
     row["underflow"] = r.stats.underflow_fraction;
   }
-  if (run.ranks > 1) row["allreduce_s"] = run.grads->allreduce_seconds();  // cumulative
+  if (run.ranks > 1) {  // cumulative: seconds in the all-reduce, and waiting for the slowest rank before it
+    row["allreduce_s"] = run.grads->allreduce_seconds();
+    row["wait_s"] = run.grads->wait_seconds();
+  }
   if (run.metrics) run.metrics->write(row);
   run.progress->update({step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
 }
