@@ -46,12 +46,15 @@
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/cpu/threads.h"
+#include "bench/bench_common.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
 
 using namespace sf;
 using json = nlohmann::json;
+using sf::bench::median;
+using sf::bench::run_json;
 
 struct Shape6 {
   int64_t vocab, d, layers, heads, T, B;
@@ -251,30 +254,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
               {"final_loss", last_loss}};
 }
 
-// Runs a command and returns the last line of its stdout that parses as a JSON object.
-static json run_json(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return json();
-  std::string out;
-  char buf[4096];
-  while (size_t got = fread(buf, 1, sizeof buf, pipe)) out.append(buf, got);
-  pclose(pipe);
-  std::istringstream lines(out);
-  json result;
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty() && line[0] == '{') result = json::parse(line, nullptr, false);
-  return result.is_discarded() ? json() : result;
-}
-
 static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
-// Median of a list (0 when empty); the mean of the two middle values for an even count.
-static double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 // j[key] when j is an object holding a number there, else 0 (a child that failed prints nothing).
 static double number(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;

@@ -23,11 +23,14 @@
 #include <vector>
 
 #include "autograd/cpu/threads.h"
+#include "bench/bench_common.h"
 #include "nn/gpt.h"
 #include "nn/sampling.h"
 
 using namespace sf;
 using json = nlohmann::json;
+using sf::bench::median;
+using sf::bench::run_json;
 
 namespace {
 
@@ -36,13 +39,6 @@ struct BenchShape {
   int64_t vocab, d, layers, heads, T;
 };
 const BenchShape kShapes[] = {{"tiny", 65, 64, 2, 4, 32}, {"small", 65, 128, 4, 4, 128}};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 // Tokens per second of our sampler: the median over `generations` timed generations (after one
 // untimed one) of B * (T - 1) new tokens.
@@ -70,21 +66,6 @@ double ours_tokens_per_s(const BenchShape& s, int64_t B, int generations) {
     if (i > 0) seconds.push_back(t);
   }
   return static_cast<double>(B * (s.T - 1)) / median(seconds);
-}
-
-// The last line of a command's stdout that parses as a JSON object (null when none does).
-json run_json(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return json();
-  std::string out;
-  char buf[4096];
-  while (size_t got = fread(buf, 1, sizeof buf, pipe)) out.append(buf, got);
-  pclose(pipe);
-  std::istringstream lines(out);
-  json result;
-  for (std::string line; std::getline(lines, line);)
-    if (!line.empty() && line[0] == '{') result = json::parse(line, nullptr, false);
-  return result.is_discarded() ? json() : result;
 }
 
 }  // namespace
