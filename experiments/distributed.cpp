@@ -70,7 +70,14 @@ void abort(int code) {
 #else  // one process: every collective is the identity
 
 bool built_with_mpi() { return false; }
-void init(int*, char***) {}
+// Started by mpirun -np N > 1 but built without MPI: N independent runs into one run folder.
+void init(int*, char***) {
+  const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (n == nullptr || std::string(n) == "1") return;
+  std::cerr << "error: this scratchformer was built without MPI, so mpirun -np " << n
+            << " would start independent runs; install libopenmpi-dev (scripts/setup.sh) and rebuild\n";
+  std::exit(2);
+}
 void finalize() {}
 int rank() { return 0; }
 int size() { return 1; }
