@@ -12,6 +12,9 @@
 
 #include "autograd/errors.h"
 #include "data/utf8.h"
+#include "nn/init.h"
+#include "nn/layers.h"
+#include "nn/positional.h"
 
 namespace sf {
 
@@ -228,13 +231,13 @@ void validate_config(const Config& c, bool check_files) {
   non_negative("model.n_decoder_layer", m.n_decoder_layer);
   non_negative("model.d_ff", m.d_ff);
   in_unit("model.dropout", m.dropout);
-  one_of("model.activation", m.activation, {"gelu", "gelu_tanh", "relu"});
-  one_of("model.pos_encoding", m.pos_encoding, {"learned", "sinusoidal", "rope", "alibi"});
+  one_of("model.activation", m.activation, activation_names());  // the names nn parses
+  one_of("model.pos_encoding", m.pos_encoding, pos_encoding_names());
   if (m.pos_encoding == "rope" && (m.n_embd / m.n_head) % 2 != 0)
     throw ConfigError("model.pos_encoding: \"rope\" rotates pairs of dimensions and needs an even head size "
                       "(n_embd / n_head), got " + fmt_num(m.n_embd / m.n_head));
   one_of("model.norm", m.norm, {"pre", "post"});
-  one_of("model.init", m.init, {"gpt2", "xavier"});
+  one_of("model.init", m.init, init_names());
   non_negative("model.window", m.window);
 
   // data

@@ -45,7 +45,7 @@ struct ModelConfig {
     f("dropout", dropout, "dropout probability in [0, 1) on attention weights and residual branches");
     f("bias", bias, "whether Linear and LayerNorm layers have a bias (nanoGPT's `bias`)");
     f("activation", activation, "feed-forward nonlinearity: \"gelu\" (exact erf form), \"gelu_tanh\" or \"relu\"");
-    f("pos_encoding", pos_encoding, "positions: \"learned\", \"sinusoidal\", \"rope\" (rotary) or \"alibi\"");
+    f("pos_encoding", pos_encoding, "positions: \"learned\", \"sinusoidal\", \"rope\" (rotary), \"alibi\" or \"none\" (no positions: a causal GPT still tells order apart through its mask)");
     f("norm", norm, "LayerNorm placement: \"pre\" (x + f(LN(x)), GPT-2) or \"post\" (LN(x + f(x)), Vaswani et al.)");
     f("tie_weights", tie_weights, "share the token embedding with the output (LM head) weights");
     f("scale_embeddings", scale_embeddings, "gpt: initialise the token embedding N(0, 1/n_embd) and multiply token vectors by sqrt(n_embd), so each element entering block 1 has variance 1 (Vaswani et al.; Xiong et al.'s setting); \"transformer\" always scales, as the paper");

@@ -6,14 +6,14 @@
 #include <vector>
 
 #include "autograd/errors.h"
+#include "nn/names.h"
 
 namespace sf {
 
-InitScheme parse_init(const std::string& name) {
-  if (name == "gpt2") return InitScheme::gpt2;
-  if (name == "xavier") return InitScheme::xavier;
-  throw ConfigError("init: unknown '" + name + "' (valid: gpt2, xavier)");
-}
+static constexpr std::array<Named<InitScheme>, 2> kInits = {{{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
+
+InitScheme parse_init(const std::string& name) { return parse_named(kInits, name, "init"); }
+std::vector<std::string> init_names() { return names_of(kInits); }
 
 static bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

@@ -9,6 +9,7 @@
 // 1-D parameters named "...weight" are LayerNorm gains (set to 1); "...bias" are set to 0.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "autograd/torch_generator.h"
 #include "nn/module.h"
@@ -16,8 +17,9 @@
 namespace sf {
 
 enum class InitScheme { gpt2, xavier };
-// "gpt2" | "xavier"; anything else is a ConfigError listing the valid names.
+// "gpt2" | "xavier" (init_names()); anything else is a ConfigError listing them.
 InitScheme parse_init(const std::string& name);
+std::vector<std::string> init_names();
 
 // Re-initialises every parameter of `model` in place, in named_parameters() order, drawing from
 // `gen`. n_layer is L in the GPT-2 residual scaling (the number of blocks in the stack).

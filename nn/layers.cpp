@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "autograd/errors.h"
+#include "nn/names.h"
 
 namespace sf {
 
@@ -94,21 +95,12 @@ std::string LayerNorm::extra_repr() const {
 }
 
 // ---- activations ----
-Activation parse_activation(const std::string& name) {
-  if (name == "gelu") return Activation::gelu;
-  if (name == "gelu_tanh") return Activation::gelu_tanh;
-  if (name == "relu") return Activation::relu;
-  throw ConfigError("activation: unknown '" + name + "' (valid: gelu, gelu_tanh, relu)");
-}
+static constexpr std::array<Named<Activation>, 3> kActivations = {
+    {{"gelu", Activation::gelu}, {"gelu_tanh", Activation::gelu_tanh}, {"relu", Activation::relu}}};
 
-const char* activation_name(Activation a) {
-  switch (a) {
-    case Activation::gelu: return "gelu";
-    case Activation::gelu_tanh: return "gelu_tanh";
-    case Activation::relu: return "relu";
-  }
-  return "?";
-}
+Activation parse_activation(const std::string& name) { return parse_named(kActivations, name, "activation"); }
+const char* activation_name(Activation a) { return name_of(kActivations, a); }
+std::vector<std::string> activation_names() { return names_of(kActivations); }
 
 Tensor activate(const Tensor& x, Activation a) {
   switch (a) {

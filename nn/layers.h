@@ -6,6 +6,7 @@
 // Legend: B batch, T time, C channels (d_model), F hidden size of the FeedForward, V vocab.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "autograd/int_tensor.h"
 #include "autograd/ops.h"
@@ -67,9 +68,10 @@ class LayerNorm : public Module {
 
 // The nonlinearity inside a FeedForward: GELU exact (x Phi(x), nn.GELU()), GELU tanh form, ReLU.
 enum class Activation { gelu, gelu_tanh, relu };
-// "gelu" | "gelu_tanh" | "relu"; anything else is a ConfigError listing the valid names.
+// "gelu" | "gelu_tanh" | "relu" (activation_names()); anything else is a ConfigError listing them.
 Activation parse_activation(const std::string& name);
 const char* activation_name(Activation a);
+std::vector<std::string> activation_names();
 Tensor activate(const Tensor& x, Activation a);
 
 // The position-wise feed-forward network, nanoGPT's MLP:

@@ -8,29 +8,19 @@
 
 #include "autograd/errors.h"
 #include "autograd/graph.h"
+#include "nn/names.h"
 
 namespace sf {
 
-PosEncoding parse_pos_encoding(const std::string& name) {
-  if (name == "none") return PosEncoding::none;
-  if (name == "sinusoidal") return PosEncoding::sinusoidal;
-  if (name == "learned") return PosEncoding::learned;
-  if (name == "rope") return PosEncoding::rope;
-  if (name == "alibi") return PosEncoding::alibi;
-  throw ConfigError("pos_encoding: unknown '" + name +
-                    "' (valid: sinusoidal, learned, rope, alibi, none)");
-}
+static constexpr std::array<Named<PosEncoding>, 5> kPosEncodings = {{{"learned", PosEncoding::learned},
+                                                                      {"sinusoidal", PosEncoding::sinusoidal},
+                                                                      {"rope", PosEncoding::rope},
+                                                                      {"alibi", PosEncoding::alibi},
+                                                                      {"none", PosEncoding::none}}};
 
-const char* pos_encoding_name(PosEncoding p) {
-  switch (p) {
-    case PosEncoding::none: return "none";
-    case PosEncoding::sinusoidal: return "sinusoidal";
-    case PosEncoding::learned: return "learned";
-    case PosEncoding::rope: return "rope";
-    case PosEncoding::alibi: return "alibi";
-  }
-  return "?";
-}
+PosEncoding parse_pos_encoding(const std::string& name) { return parse_named(kPosEncodings, name, "pos_encoding"); }
+const char* pos_encoding_name(PosEncoding p) { return name_of(kPosEncodings, p); }
+std::vector<std::string> pos_encoding_names() { return names_of(kPosEncodings); }
 
 // ---- sinusoidal ----
 Tensor sinusoidal_table(int64_t T, int64_t C, int64_t offset, DType dtype) {

@@ -18,9 +18,10 @@
 namespace sf {
 
 enum class PosEncoding { none, sinusoidal, learned, rope, alibi };
-// Parses the names above; anything else is a ConfigError listing the valid names.
+// Parses the names of pos_encoding_names() (names.h); anything else is a ConfigError listing them.
 PosEncoding parse_pos_encoding(const std::string& name);
 const char* pos_encoding_name(PosEncoding p);
+std::vector<std::string> pos_encoding_names();
 
 // PE (T, C) for positions offset .. offset+T-1:
 //   PE[p, 2i] = sin(p / 10000^(2i/C)),  PE[p, 2i+1] = cos(p / 10000^(2i/C)).

@@ -9,6 +9,9 @@
 
 #include "autograd/errors.h"
 #include "experiments/config.h"
+#include "nn/init.h"
+#include "nn/layers.h"
+#include "nn/positional.h"
 
 using namespace sf;
 using json = nlohmann::json;
@@ -71,6 +74,19 @@ TEST_CASE("impossible values: one line naming the key, what is valid and what wa
   CHECK(error_of(json{{"data", {{"dataset", "reverse"}}}}) ==
         "model.type: the seq2seq task \"reverse\" needs \"transformer\" (encoder-decoder), got \"gpt\"");
   CHECK(error_of(json{{"train", {{"batch_size", 0}}}}) == "train.batch_size: must be >= 1, got 0");
+}
+
+TEST_CASE("a config accepts exactly the option names the model code parses (one table in nn)") {
+  for (const std::string& name : pos_encoding_names()) {
+    CHECK(error_of(json{{"model", {{"pos_encoding", name}}}}) == "");
+    CHECK(pos_encoding_name(parse_pos_encoding(name)) == name);
+  }
+  for (const std::string& name : activation_names()) CHECK(error_of(json{{"model", {{"activation", name}}}}) == "");
+  for (const std::string& name : init_names()) CHECK(error_of(json{{"model", {{"init", name}}}}) == "");
+  CHECK(error_of(json{{"model", {{"pos_encoding", "none"}}}}) == "");  // nn had it; the config refused it
+  CHECK(error_of(json{{"model", {{"activation", "gelu_tahn"}}}}) ==
+        "model.activation: must be one of \"gelu\", \"gelu_tanh\", \"relu\", got \"gelu_tahn\" (did you mean \"gelu_tanh\"?)");
+  CHECK_THROWS_WITH_AS(parse_init("he"), "init: unknown 'he' (valid: gpt2, xavier)", ConfigError);
 }
 
 TEST_CASE("--set overrides parse JSON values, fall back to strings, and go through the same checks") {

@@ -1,0 +1,44 @@
+// names.h: an option's one list of names, each with the enum value it stands for. nn parses
+// with it and the config checks against it (experiments/config.cpp), so a config accepts exactly
+// the names the model code knows, and a name is written in one place.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "autograd/errors.h"
+
+namespace sf {
+
+template <class E>
+struct Named {
+  const char* name;
+  E value;
+};
+
+template <class E, size_t N>
+std::vector<std::string> names_of(const std::array<Named<E>, N>& table) {
+  std::vector<std::string> names;
+  for (const Named<E>& n : table) names.push_back(n.name);
+  return names;
+}
+
+// The value named `name`; anything else is a ConfigError naming `what` and the valid names.
+template <class E, size_t N>
+E parse_named(const std::array<Named<E>, N>& table, const std::string& name, const std::string& what) {
+  for (const Named<E>& n : table)
+    if (name == n.name) return n.value;
+  std::string valid;
+  for (const Named<E>& n : table) valid += (valid.empty() ? "" : ", ") + std::string(n.name);
+  throw ConfigError(what + ": unknown '" + name + "' (valid: " + valid + ")");
+}
+
+template <class E, size_t N>
+const char* name_of(const std::array<Named<E>, N>& table, E value) {
+  for (const Named<E>& n : table)
+    if (n.value == value) return n.name;
+  return "?";
+}
+
+}  // namespace sf
