@@ -1,10 +1,16 @@
 // cost_common.h: small helpers the lessons on attention's cost (19-25) share: a stopwatch for
-// measured steps, byte counts printed for people, and a log-log gnuplot of measured curves.
+// measured steps, byte counts printed for people, a gnuplot of measured curves, and one way to
+// train the small GPTs that lessons 22, 24 and 25 compare.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "data/lm_batches.h"
+#include "data/tokenizer.h"
+#include "experiments/progress.h"
+#include "nn/gpt.h"
 
 namespace sf::lessons {
 
@@ -25,5 +31,33 @@ struct Curve {
 // The gnuplot body of a plot of curves against x (log scales when asked).
 std::string curves_plot(const std::string& title, const std::string& xlabel, const std::string& ylabel,
                         const std::vector<double>& x, const std::vector<Curve>& curves, bool log_x, bool log_y);
+
+// ---- small GPTs trained on Tiny Shakespeare (lessons 22, 24, 25) ----
+
+// One training budget, the same for every model a lesson compares.
+struct SmallTraining {
+  int64_t steps = 400;
+  int64_t batch_size = 16;
+  int64_t block_size = 64;   // the windows the model trains on
+  double lr = 2e-3;          // AdamW, cosine to a tenth after 10% warmup
+  uint64_t seed = 1337;      // batches
+};
+
+// Tiny Shakespeare as characters, 90% train / 10% val (the shipped copy; nothing downloaded).
+struct CharCorpus {
+  data::Tokens train, val;
+  int64_t vocab_size = 0;
+  std::shared_ptr<const data::Tokenizer> tokenizer;
+};
+const CharCorpus& shakespeare_chars();
+
+// Trains `model` with the budget (progress on `progress`, whose steps count from `first_step`);
+// returns the training loss at every step.
+std::vector<double> train_small(GPT& model, const CharCorpus& corpus, const SmallTraining& t, Progress& progress,
+                                int64_t first_step);
+// Mean cross-entropy over the first `windows` consecutive val windows of length T.
+double val_loss_of(GPT& model, const CharCorpus& corpus, int64_t T, int64_t windows);
+// A progress bar on stderr when it is a terminal, log lines otherwise.
+Progress lesson_progress(int64_t total_steps);
 
 }  // namespace sf::lessons

@@ -86,9 +86,18 @@ const std::vector<Lesson>& all_lessons() {
       {21, "online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
        "在线 softmax：逐块的运行最大值与重新缩放；不需要 T x T 矩阵",
        "21_online_softmax", printing(run_lesson_online_softmax)},
+      {22, "windows", "Sliding windows: one GPT trained with windows 4, 8, 16 and full; val loss and cost",
+       "滑动窗口：同一个 GPT 分别用窗口 4、8、16 和全注意力训练；验证损失与代价",
+       "22_windows", printing([](std::ostream& out) { return run_lesson_windows(out); }), true},
       {23, "kv-cache", "The KV cache's memory: bytes per token for MHA, GQA, MQA; sampling with and without it",
        "KV 缓存的内存：MHA、GQA、MQA 每个词元的字节数；有无缓存的采样速度",
        "23_kv_cache", printing([](std::ostream& out) { return run_lesson_kv_cache(out); }), true},
+      {24, "extrapolation", "Positions past the training length: learned, sinusoidal, RoPE, ALiBi trained on 64, scored to 256",
+       "超出训练长度的位置：可学习、正弦、RoPE、ALiBi 在 64 上训练，在 256 上评估",
+       "24_extrapolation", printing([](std::ostream& out) { return run_lesson_extrapolation(out); }), true},
+      {25, "heads", "How many heads: one width as 1, 2, 4, 8 heads; val loss and what the heads attend to",
+       "多少个头：同一宽度拆成 1、2、4、8 个头；验证损失与各个头在看什么",
+       "25_heads", printing([](std::ostream& out) { return run_lesson_heads(out); }), true},
   };
   return lessons;
 }

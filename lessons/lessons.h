@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/inspect.h"
+#include "lessons/cost_common.h"
 
 namespace sf::lessons {
 
@@ -332,5 +333,57 @@ struct KvCacheResult {
 };
 KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& options);
 KvCacheResult run_lesson_kv_cache(std::ostream& out);
+
+// 22. Sliding windows: one GPT trained with model.window 4, 8, 16 and full attention.
+struct WindowsOptions {
+  SmallTraining training;                           // the budget of every model
+  std::vector<int64_t> windows = {4, 8, 16, 0};     // 0: full causal attention
+  int64_t val_windows = 256;                        // val windows of block_size the loss averages
+  int64_t timed_length = 1024;                      // T of the timed attention
+};
+struct WindowsResult {
+  std::vector<double> keys_per_query;       // at the training length
+  std::vector<double> keys_per_query_long;  // at timed_length
+  std::vector<double> val_loss;
+  std::vector<double> attention_ms;         // measured forward + backward
+};
+WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& options);
+WindowsResult run_lesson_windows(std::ostream& out);
+
+// 24. Positions past the training length: learned, sinusoidal, RoPE and ALiBi GPTs trained on 64
+// and scored at every position up to 256.
+struct ExtrapolationOptions {
+  SmallTraining training;       // block_size: the training windows (64)
+  int64_t long_length = 256;    // the windows they are scored on
+  int64_t eval_windows = 64;    // val windows of long_length
+  double tolerance = 0.1;       // "extrapolates": loss at 128-255 <= loss at 0-63 + this
+};
+struct ExtrapolationResult {
+  std::string learned_error;                     // the engine's message past a learned table
+  std::vector<std::string> names;                // learned (256 rows), sinusoidal, rope, alibi
+  std::vector<double> in_range, middle, far;     // mean loss at 0-63, 64-127, 128-255
+  std::vector<bool> extrapolates;
+  std::vector<std::vector<double>> per_position; // per model, positions 0 .. long_length-1
+};
+ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const ExtrapolationOptions& options);
+ExtrapolationResult run_lesson_extrapolation(std::ostream& out);
+
+// 25. How many heads: one width (128) as 1, 2, 4 and 8 heads, trained alike; val loss and head roles.
+struct HeadsOptions {
+  SmallTraining training;
+  std::vector<int64_t> heads = {1, 2, 4, 8};
+  int64_t val_windows = 256;   // for the val loss
+  int64_t role_windows = 16;   // val windows the head roles are averaged over
+  std::string prompt = "ROMEO:\nWhat light is this?";
+};
+struct HeadsResult {
+  std::vector<int64_t> params;                 // the same for every head count
+  std::vector<double> val_loss;
+  std::vector<std::vector<HeadRole>> roles;    // per model: per layer and head
+  std::vector<double> best_prev, min_entropy;  // per model, over its heads
+  int64_t prompt_length = 0;
+};
+HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& options);
+HeadsResult run_lesson_heads(std::ostream& out);
 
 }  // namespace sf::lessons

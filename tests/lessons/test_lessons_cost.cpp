@@ -104,3 +104,68 @@ TEST_CASE("lesson 23: the cache formula counts what GPTCache holds, and the cach
   CHECK(r.cached_tokens_per_s > 0);
   CHECK(r.uncached_tokens_per_s > 0);
 }
+
+// The three lessons that train: a few steps each, for the code paths and what holds at any budget.
+SmallTraining tiny_training() {
+  SmallTraining t;
+  t.steps = kSanitized ? 3 : 30;
+  t.batch_size = 8;
+  return t;
+}
+
+TEST_CASE("lesson 22 on a tiny budget: keys per query as counted, val losses finite") {
+  WindowsOptions o;
+  o.training = tiny_training();
+  o.val_windows = 8;
+  o.timed_length = 128;
+  std::ostringstream out;
+  WindowsResult r = run_lesson_windows(out, o);
+  REQUIRE(r.keys_per_query.size() == 4);
+  CHECK(r.keys_per_query[0] == doctest::Approx((1 + 2 + 3 + 4.0 * 61) / 64));  // window 4 over T = 64
+  CHECK(r.keys_per_query[3] == doctest::Approx(65.0 / 2));                     // full: (T + 1) / 2
+  CHECK(r.keys_per_query_long[3] == doctest::Approx(129.0 / 2));
+  for (size_t i = 0; i < 4; ++i) {
+    CHECK(std::isfinite(r.val_loss[i]));
+    CHECK(r.val_loss[i] < std::log(65.0) + 0.2);
+    CHECK(r.attention_ms[i] > 0);
+  }
+}
+
+TEST_CASE("lesson 24 on a tiny budget: learned positions throw past block_size, the others score every position") {
+  ExtrapolationOptions o;
+  o.training = tiny_training();
+  o.eval_windows = 2;
+  std::ostringstream out;
+  ExtrapolationResult r = run_lesson_extrapolation(out, o);
+  CHECK(r.learned_error.find("exceeds block_size 64") != std::string::npos);
+  REQUIRE(r.per_position.size() == 4);
+  CHECK(r.names == std::vector<std::string>{"learned", "sinusoidal", "rope", "alibi"});
+  for (const auto& p : r.per_position) {
+    REQUIRE(p.size() == 256);
+    for (double x : p) CHECK(std::isfinite(x));
+  }
+}
+
+TEST_CASE("lesson 25 on a tiny budget: one parameter count for every head count, a role row per head") {
+  HeadsOptions o;
+  o.training = tiny_training();
+  o.val_windows = 8;
+  o.role_windows = 2;
+  std::ostringstream out;
+  HeadsResult r = run_lesson_heads(out, o);
+  REQUIRE(r.params.size() == 4);
+  for (int64_t p : r.params) CHECK(p == r.params[0]);
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(r.roles[i].size() == static_cast<size_t>(2 * o.heads[i]));
+    for (const auto& h : r.roles[i]) {
+      CHECK(h.prev >= 0);
+      CHECK(h.prev <= 1 + 1e-9);
+      CHECK(h.first <= 1 + 1e-9);
+      CHECK(h.entropy >= 0);
+      CHECK(h.entropy <= std::log(64.0) + 1e-9);
+    }
+    CHECK(std::isfinite(r.val_loss[i]));
+  }
+  CHECK(r.prompt_length == static_cast<int64_t>(o.prompt.size()));
+}
