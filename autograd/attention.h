@@ -9,9 +9,14 @@
 // causal attention makes them per block of 64 query rows, over only the keys the block sees.
 // P is kept for backward (and can be returned for inspection). Tests check it against the same
 // computation composed from matmul, masked_fill and softmax.
+//
+// Or, with AttentionKernel::tiled, FlashAttention's algorithm (autograd/cpu/attention_tiles.h):
+// an online softmax over tiles of 64 keys that never holds the (T, S) matrix, keeping one
+// log-sum-exp per query row for backward, which recomputes each tile's probabilities from it.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "autograd/tensor.h"
 
@@ -33,9 +38,25 @@ struct AttentionMask {
   }
 };
 
+// How the fused op computes attention; all give the same result within rounding.
+enum class AttentionKernel {
+  stored,     // P (B, H, T, S) materialised and kept for backward: memory O(T S) per head
+  tiled,      // online softmax over tiles, one log-sum-exp per row kept: memory O(T) per head
+  automatic,  // attention_kernel_for(T, S, D): whichever was measured faster for the shape
+};
+// "stored" / "tiled" / "auto"
+const char* attention_kernel_name(AttentionKernel kernel);
+// The inverse of attention_kernel_name; anything else throws ConfigError naming `key` and the
+// valid names.
+AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key = "attention");
+// The kernel `automatic` runs for T queries, S keys and head size D (the rule and its
+// measurements: bench/README.md, "Tiled attention").
+AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D);
+
 struct AttentionOptions : AttentionMask {
   Tensor bias;       // additive score bias broadcastable to (B, H, T, S) (e.g. ALiBi); no grad
   double scale = 0;  // 0 means 1 / sqrt(D)
+  AttentionKernel kernel = AttentionKernel::automatic;  // asking for `weights` runs `stored`
 };
 
 // q (B, H, T, D), k and v (B, H, S, D) -> (B, H, T, D). When `weights` is given, it receives

@@ -262,39 +262,55 @@ void nn_ops(Registry& r) {
         [](const Inputs& x) { return layer_norm(x[0], x[1], x[2], 0.1); });
 }
 
-void attention_ops(Registry& r) {
+// Every attention case runs on both kernels: "stored" keeps P, "tiled" recomputes it from the
+// log-sum-exp (the tiled cases' names say so).
+void attention_ops(Registry& r, AttentionKernel kernel) {
+  const std::string tag = kernel == AttentionKernel::tiled ? "tiled, " : "";
   // q (B, H, T, D) = (2, 2, 3, 4); k, v (B, H, S, D) with S = 3 (or 5 when T != S).
   const Shape q{2, 2, 3, 4}, kv{2, 2, 3, 4}, kv5{2, 2, 5, 4};
-  auto attn = [](AttentionOptions opt) {
+  auto attn = [kernel](AttentionOptions opt) {
+    opt.kernel = kernel;
     return [opt](const Inputs& x) { return attention(x[0], x[1], x[2], opt); };
   };
-  AttentionOptions plain, causal, window, padded, biased;
+  AttentionOptions plain, causal, window, padded, biased, window_only, alibi;
   causal.causal = true;
   window.causal = true;
   window.window = 2;
+  window_only.window = 2;  // a window without the causal mask: keys (position - 2, S)
   padded.key_padding = Tensor::from_vector({0, 0, 1, 0, 0, 0, 1, 1}, {2, 4}, DType::f32);
   biased.bias = Tensor::from_vector({0.5, -1.0, 0.0, 2.0, 0.1, -0.3, 0.7, 0.2, -0.5}, {3, 3}, DType::f64);
   biased.scale = 0.7;
-  r.add("attention", "plain", {{q}, {kv}, {kv}}, attn(plain));
-  r.add("attention", "causal", {{q}, {kv}, {kv}}, attn(causal));
-  r.add("attention", "causal, T=3 < S=5", {{q}, {kv5}, {kv5}}, attn(causal));
-  r.add("attention", "causal sliding window 2", {{q}, {kv5}, {kv5}}, attn(window));
-  // T > 64: causal attention works in blocks of 64 query rows; 66 rows make two, S = 68 > T.
-  r.add("attention", "causal, T=66 < S=68 (two row blocks)", {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}},
+  alibi.causal = true;  // an ALiBi-shaped (1, H, T, S) bias with the causal mask
+  alibi.bias = Tensor::from_vector({0, 0, 0, -0.5, 0, 0, -1, -0.5, 0, 0, 0, 0, -0.25, 0, 0, -0.5, -0.25, 0},
+                                   {1, 2, 3, 3}, DType::f64);
+  r.add("attention", tag + "plain", {{q}, {kv}, {kv}}, attn(plain));
+  r.add("attention", tag + "causal", {{q}, {kv}, {kv}}, attn(causal));
+  r.add("attention", tag + "causal, T=3 < S=5", {{q}, {kv5}, {kv5}}, attn(causal));
+  r.add("attention", tag + "causal sliding window 2", {{q}, {kv5}, {kv5}}, attn(window));
+  r.add("attention", tag + "sliding window 2 without causal", {{q}, {kv5}, {kv5}}, attn(window_only));
+  // T > 64: causal attention works in blocks (stored) or tiles (tiled) of 64 query rows; 66 rows
+  // make two, and S = 68 keys make two key tiles.
+  r.add("attention", tag + "causal, T=66 < S=68 (two row blocks)",
+        {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}}, attn(causal));
+  r.add("attention", tag + "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
+  r.add("attention", tag + "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
+  r.add("attention", tag + "ALiBi-shaped bias (1, H, T, S), causal", {{q}, {kv}, {kv}}, attn(alibi));
+  // D = 40 > 32: the head products run on OpenBLAS instead of small_gemm.
+  r.add("attention", tag + "causal, head size 40 (BLAS)", {{{1, 2, 3, 40}}, {{1, 2, 3, 40}}, {{1, 2, 3, 40}}},
         attn(causal));
-  r.add("attention", "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
-  r.add("attention", "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
   // attention_packed reads the heads out of qkv (B, T, 3 * H * D) = (2, 3, 3 * 2 * 4).
-  auto packed = [](AttentionOptions opt) {
+  auto packed = [kernel](AttentionOptions opt) {
+    opt.kernel = kernel;
     return [opt](const Inputs& x) { return attention_packed(x[0], 2, opt); };
   };
   AttentionOptions padded3;
   padded3.key_padding = Tensor::from_vector({0, 1, 0, 0, 0, 1}, {2, 3}, DType::f32);
-  r.add("attention", "attention_packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
-  r.add("attention", "attention_packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
-  r.add("attention", "attention_packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
-  r.add("attention", "attention_packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
-  r.add("attention", "attention_packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
+  r.add("attention", tag + "attention_packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
+  r.add("attention", tag + "attention_packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
+  r.add("attention", tag + "attention_packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
+  r.add("attention", tag + "attention_packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
+  r.add("attention", tag + "attention_packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
+  r.add("attention", tag + "attention_packed qkv, causal sliding window 2", {{{2, 3, 24}}}, packed(window));
 }
 
 }  // namespace
@@ -308,7 +324,8 @@ std::vector<GradcheckCase> op_gradcheck_cases() {
   shapes(r);
   matmuls(r);
   nn_ops(r);
-  attention_ops(r);
+  attention_ops(r, AttentionKernel::stored);
+  attention_ops(r, AttentionKernel::tiled);
   return std::move(r.cases);
 }
 

@@ -11,10 +11,11 @@
 // product is cut to those keys: about half the work of the full (T, S) matrix, which would be
 // mostly zeros. The blocks depend on the shape only, so results do not depend on the thread count.
 //
-// Small heads (D <= kSmallHeadMaxD) multiply with the direct kernel of small_gemm.h instead of
-// OpenBLAS, whose packing and call overhead cost as much as the arithmetic on a 32x16 head. That
-// kernel takes B untransposed, so for Q K^T and dO V^T each head's K or V is first transposed
-// once into a per-thread (D, S) scratch.
+// Small heads multiply on small_gemm, larger ones on OpenBLAS (autograd/cpu/head_gemm.h).
+//
+// AttentionKernel::tiled runs the tile loops of autograd/cpu/attention_tiles.h instead, which keep
+// a log-sum-exp per row in place of P; its graph nodes are the two tiled_* functions below.
+#include <array>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,11 +23,13 @@
 
 #include "autograd/attention.h"
 #include "autograd/cpu/blas.h"
+#include "autograd/errors.h"
 #include "autograd/graph.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
 #include "autograd/cpu/simd.h"
+#include "autograd/cpu/attention_tiles.h"
 #include "autograd/cpu/small_gemm.h"
 #include "autograd/cpu/threads.h"
 
@@ -34,13 +37,11 @@ namespace sf {
 
 namespace {
 
-// Where the (T, D) matrix of head (b, h) lives: at offset b * sb + h * sh, rows ld apart.
-struct HeadLayout {
-  int64_t sb, sh, ld;
-  int64_t at(int64_t b, int64_t h) const { return b * sb + h * sh; }
-};
-HeadLayout bhtd_layout(int64_t H, int64_t T, int64_t D) { return {H * T * D, T * D, D}; }
-HeadLayout packed_layout(int64_t T, int64_t width, int64_t D) { return {T * width, D, width}; }
+using kernels::bhtd_layout;
+using kernels::HeadLayout;
+using kernels::packed_layout;
+using kernels::head_gemm;
+using kernels::head_gemm_bt;
 
 struct AttentionShape {
   int64_t B, H, T, S, D;
@@ -66,40 +67,14 @@ RowBlock row_block(const AttentionShape& a, int64_t r) {
   return {r0, r1, a.S - a.T + r1};  // the last row, at position S - T + r1 - 1, sees the most
 }
 
-// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS. Measured on one
-// core (2-core Zen, AVX2): at D = 16, T = 32 the direct kernel runs 40-50 GFLOP/s where OpenBLAS
-// gets 25; at D = 32, T = 128 it is 5-15% ahead; at D = 64, T = 256 OpenBLAS is as fast or faster
-// (Q K^T 50 vs 60, dV 49 vs 58 GFLOP/s), so heads that big stay on OpenBLAS.
-constexpr int64_t kSmallHeadMaxD = 32;
-
-bool use_small_gemm(const AttentionShape& a) { return a.D <= kSmallHeadMaxD; }
-
-// C (M, N) = alpha op(A) B + beta C, op(A) = A^T when ta; on small_gemm when small, else BLAS.
-template <class Tp>
-void head_gemm(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda,
-               const Tp* B, int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
-  if (small)
-    kernels::small_gemm(M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, beta, C, ldc);
-  else
-    blas::gemm(ta, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-
-// C (M, N) = alpha A B^T + beta C with B (N, K); small_gemm reads Bt = B^T, (K, N) with rows ldbt apart.
-template <class Tp>
-void head_gemm_bt(bool small, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
-                  int64_t ldb, const Tp* Bt, int64_t ldbt, Tp beta, Tp* C, int64_t ldc) {
-  if (small)
-    kernels::small_gemm(M, N, K, alpha, A, lda, int64_t(1), Bt, ldbt, beta, C, ldc);
-  else
-    blas::gemm(false, true, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
+bool use_small_gemm(const AttentionShape& a) { return kernels::use_small_gemm(a.D); }
 
 // Forward for every (b, h): P = softmax(mask(scale Q K^T + bias)) into probs (B, H, T, S), out = P V.
 // Per row block only the visible keys are computed; the rest of each row of P is set to 0.
 template <class Tp>
 void attention_forward(const AttentionShape& a, const AttentionOptions& opt, const Tp* q, HeadLayout lq,
                        const Tp* k, HeadLayout lk, const Tp* v, HeadLayout lv, Tp* out, HeadLayout lo,
-                       Tp* probs, const Tp* bias, const Tp* pad) {
+                       Tp* probs, const Tp* bias, const std::array<int64_t, 4>& bs, const Tp* pad) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const bool small = use_small_gemm(a);
@@ -118,8 +93,8 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
           Tp* row = p + (t - blk.r0) * S;
           const auto [first, seen] = opt.visible_keys(t, T, S);  // keys [first, seen) before padding
           if (bias) {
-            const Tp* br = bias + (bh * T + t) * S;
-            for (int64_t s = 0; s < seen; ++s) row[s] += br[s];
+            const Tp* br = bias + b * bs[0] + h * bs[1] + t * bs[2];
+            for (int64_t s = 0; s < seen; ++s) row[s] += br[s * bs[3]];
           }
           for (int64_t s = 0; s < std::min(first, seen); ++s) row[s] = ninf;  // outside the window
           if (pad)
@@ -180,11 +155,17 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
   });
 }
 
-// The optional inputs as plain (B, H, T, S) / (B, S) tensors of the compute dtype.
+// The optional inputs in the compute dtype: the bias as it is, read through broadcast strides
+// over (B, H, T, S) (never expanded), the key padding (B, S).
 struct MaskInputs {
   Tensor bias, pad;
+  std::array<int64_t, 4> bias_strides{};
   MaskInputs(const AttentionOptions& opt, const AttentionShape& a, DType dtype) {
-    if (opt.bias.defined()) bias = expand(opt.bias.detach(), {a.B, a.H, a.T, a.S});
+    if (opt.bias.defined()) {
+      bias = opt.bias.detach().to(dtype);
+      const std::vector<int64_t> st = kernels::broadcast_strides(bias.shape(), {a.B, a.H, a.T, a.S});
+      std::copy(st.begin(), st.end(), bias_strides.begin());
+    }
     if (opt.key_padding.defined()) pad = opt.key_padding.to(dtype).detach();
   }
   template <class Tp>
@@ -209,7 +190,113 @@ double scale_of(const AttentionOptions& opt, int64_t D) {
   return opt.scale > 0 ? opt.scale : 1.0 / std::sqrt(static_cast<double>(D));
 }
 
+// ---- the tiled kernel's graph nodes ----
+
+// Whether this call runs the tiled kernel: asked for, or picked by `automatic`; never when the
+// caller wants the weights P, which only the stored kernel has.
+bool runs_tiled(const AttentionOptions& opt, const AttentionShape& a, const Tensor* weights) {
+  if (weights) return false;
+  const AttentionKernel kernel =
+      opt.kernel == AttentionKernel::automatic ? attention_kernel_for(a.T, a.S, a.D) : opt.kernel;
+  return kernel == AttentionKernel::tiled;
+}
+
+template <class Tp>
+kernels::TiledAttention<Tp> tiled_problem(const AttentionShape& a, const AttentionMask& mask, const MaskInputs& masks,
+                                          const Tp* q, HeadLayout lq, const Tp* k, HeadLayout lk, const Tp* v,
+                                          HeadLayout lv, HeadLayout lo) {
+  kernels::TiledAttention<Tp> t{a.B, a.H, a.T, a.S, a.D, static_cast<Tp>(a.scale), &mask, q, k, v, lq, lk, lv, lo};
+  t.bias = masks.bias_ptr<Tp>();
+  t.bias_strides = masks.bias_strides;
+  t.pad = masks.pad_ptr<Tp>();
+  return t;
+}
+
+// attention() on the tiled kernel: keeps q, k, v, the output and lse (B, H, T) for backward.
+Tensor tiled_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionShape& a,
+                       const AttentionMask& mask, const MaskInputs& masks) {
+  const HeadLayout lq = bhtd_layout(a.H, a.T, a.D), lkv = bhtd_layout(a.H, a.S, a.D);
+  Tensor ql = lowp_copy(q), kl = lowp_copy(k), vl = lowp_copy(v);  // low-precision matmul inputs
+  Tensor lse = Tensor::empty({a.B, a.H, a.T}, q.dtype());           // log-sum-exp per query row
+  Tensor out = Tensor::empty({a.B, a.H, a.T, a.D}, q.dtype());
+  dispatch(q.dtype(), [&](auto tag) {
+    using Tp = decltype(tag);
+    kernels::tiled_attention_forward<Tp>(
+        tiled_problem<Tp>(a, mask, masks, ql.data<Tp>(), lq, kl.data<Tp>(), lkv, vl.data<Tp>(), lkv, lq),
+        out.data<Tp>(), lse.data<Tp>());
+  });
+  out = lowp_round(out);
+  const Tensor o = out.detach();  // O, for Delta = rowsum(dO * O)
+  return record(out, "attention_tiled", {q, k, v}, [q, k, v, ql, kl, vl, o, lse, a, mask, masks, lq, lkv](const Tensor& dout) {
+    Tensor dq = Tensor::empty(q.shape(), q.dtype());  // every element written by the kernel
+    Tensor dk = Tensor::empty(k.shape(), k.dtype());
+    Tensor dv = Tensor::empty(v.shape(), v.dtype());
+    Tensor g = lowp_copy(dout);
+    dispatch(q.dtype(), [&](auto tag) {
+      using Tp = decltype(tag);
+      kernels::tiled_attention_backward<Tp>(
+          tiled_problem<Tp>(a, mask, masks, ql.data<Tp>(), lq, kl.data<Tp>(), lkv, vl.data<Tp>(), lkv, lq),
+          o.data<Tp>(), lse.data<Tp>(), g.data<Tp>(), dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
+    });
+    accumulate_grad(q, lowp_round(std::move(dq)));
+    accumulate_grad(k, lowp_round(std::move(dk)));
+    accumulate_grad(v, lowp_round(std::move(dv)));
+  });
+}
+
+// attention_packed() on the tiled kernel: keeps qkv, the output and lse (B, H, T) for backward.
+Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const AttentionMask& mask,
+                              const MaskInputs& masks) {
+  const int64_t C = a.H * a.D;
+  const HeadLayout lin = packed_layout(a.T, 3 * C, a.D), lout = packed_layout(a.T, C, a.D);
+  Tensor x = lowp_copy(qkv);
+  Tensor lse = Tensor::empty({a.B, a.H, a.T}, qkv.dtype());
+  Tensor out = Tensor::empty({a.B, a.T, C}, qkv.dtype());
+  dispatch(qkv.dtype(), [&](auto tag) {
+    using Tp = decltype(tag);
+    const Tp* base = x.data<Tp>();
+    kernels::tiled_attention_forward<Tp>(
+        tiled_problem<Tp>(a, mask, masks, base, lin, base + C, lin, base + 2 * C, lin, lout), out.data<Tp>(),
+        lse.data<Tp>());
+  });
+  out = lowp_round(out);
+  const Tensor o = out.detach();
+  return record(out, "attention_packed_tiled", {qkv}, [qkv, x, o, lse, a, mask, masks, lin, lout, C](const Tensor& dout) {
+    Tensor dqkv = Tensor::empty(qkv.shape(), qkv.dtype());  // every element written by the kernel
+    Tensor g = lowp_copy(dout);
+    dispatch(qkv.dtype(), [&](auto tag) {
+      using Tp = decltype(tag);
+      const Tp* base = x.data<Tp>();
+      Tp* d = dqkv.data<Tp>();
+      kernels::tiled_attention_backward<Tp>(
+          tiled_problem<Tp>(a, mask, masks, base, lin, base + C, lin, base + 2 * C, lin, lout), o.data<Tp>(),
+          lse.data<Tp>(), g.data<Tp>(), d, d + C, d + 2 * C);
+    });
+    accumulate_grad(qkv, lowp_round(std::move(dqkv)));
+  });
+}
+
 }  // namespace
+
+const char* attention_kernel_name(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::stored: return "stored";
+    case AttentionKernel::tiled: return "tiled";
+    case AttentionKernel::automatic: return "auto";
+  }
+  return "?";
+}
+
+AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key) {
+  for (AttentionKernel k : {AttentionKernel::stored, AttentionKernel::tiled, AttentionKernel::automatic})
+    if (name == attention_kernel_name(k)) return k;
+  throw ConfigError(key + ": unknown attention kernel '" + name + "' (valid: stored, tiled, auto)");
+}
+
+AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D) {
+  (void)T, (void)S, (void)D;
+  return AttentionKernel::stored;  // today's kernel everywhere, until bench_attention has measured both
+}
 
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt,
                  Tensor* weights) {
@@ -223,6 +310,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
   if (q.dtype() != k.dtype() || q.dtype() != v.dtype()) fail("dtypes differ");
   const AttentionShape a{q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), scale_of(opt, q.size(3)), opt.causal};
   check_options(opt, a.B, a.H, a.T, a.S, shapes);
+  if (runs_tiled(opt, a, weights)) return tiled_attention(q, k, v, a, opt, MaskInputs(opt, a, q.dtype()));
   const HeadLayout lq = bhtd_layout(a.H, a.T, a.D), lkv = bhtd_layout(a.H, a.S, a.D);
   Tensor ql = lowp_copy(q), kl = lowp_copy(k), vl = lowp_copy(v);  // low-precision matmul inputs
   Tensor probs = Tensor::empty({a.B, a.H, a.T, a.S}, q.dtype());    // P, kept for backward
@@ -231,7 +319,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
   dispatch(q.dtype(), [&](auto tag) {
     using Tp = decltype(tag);
     attention_forward<Tp>(a, opt, ql.data<Tp>(), lq, kl.data<Tp>(), lkv, vl.data<Tp>(), lkv, out.data<Tp>(), lq,
-                          probs.data<Tp>(), masks.bias_ptr<Tp>(), masks.pad_ptr<Tp>());
+                          probs.data<Tp>(), masks.bias_ptr<Tp>(), masks.bias_strides, masks.pad_ptr<Tp>());
   });
   if (weights) *weights = probs.detach();
   out = lowp_round(out);
@@ -258,6 +346,7 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
   const int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, D = C / n_head;
   const AttentionShape a{B, n_head, T, T, D, scale_of(opt, D), opt.causal};
   check_options(opt, B, n_head, T, T, "qkv " + shape_str(qkv.shape()));
+  if (runs_tiled(opt, a, weights)) return tiled_attention_packed(qkv, a, opt, MaskInputs(opt, a, qkv.dtype()));
   const HeadLayout lin = packed_layout(T, 3 * C, D), lout = packed_layout(T, C, D);
   Tensor x = lowp_copy(qkv);
   Tensor probs = Tensor::empty({B, n_head, T, T}, qkv.dtype());
@@ -267,7 +356,7 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
     using Tp = decltype(tag);
     const Tp* base = x.data<Tp>();
     attention_forward<Tp>(a, opt, base, lin, base + C, lin, base + 2 * C, lin, out.data<Tp>(), lout,
-                          probs.data<Tp>(), masks.bias_ptr<Tp>(), masks.pad_ptr<Tp>());
+                          probs.data<Tp>(), masks.bias_ptr<Tp>(), masks.bias_strides, masks.pad_ptr<Tp>());
   });
   if (weights) *weights = probs.detach();
   out = lowp_round(out);
