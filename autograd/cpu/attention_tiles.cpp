@@ -42,9 +42,12 @@ void score_tile(const TiledAttention<Tp>& a, bool small, int64_t b, int64_t h, i
       const Tp* br = a.bias + b * bs[0] + h * bs[1] + t * bs[2];
       for (int64_t c = c0; c < c1; ++c) row[c] += br[c * bs[3]];
     }
-    const auto [first, end] = a.mask->visible_keys(t, a.T, a.S);
-    for (int64_t c = c0; c < c1; ++c)
-      if (c < first || c >= end || (a.pad && a.pad[b * a.S + c] != 0)) row[c] = ninf;
+    const auto [first, end] = a.mask->visible_keys(t, a.T, a.S);  // -inf outside [first, end)
+    std::fill(row + c0, row + std::clamp(first, c0, c1), ninf);
+    std::fill(row + std::clamp(end, c0, c1), row + c1, ninf);
+    if (a.pad)
+      for (int64_t c = c0; c < c1; ++c)
+        if (a.pad[b * a.S + c] != 0) row[c] = ninf;
   }
 }
 
@@ -151,7 +154,8 @@ void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const 
           for (int64_t r = 0; r < rows; ++r) {  // dS_ij = P_ij * (dP_ij - Delta_i)
             Tp* dsr = ds.data() + r * kKeyTile;
             const Tp* pr = p.data() + r * kKeyTile;
-            for (int64_t c = 0; c < cols; ++c) dsr[c] = pr[c] * (dsr[c] - delta[r0 + r]);
+            const Tp d = delta[r0 + r];
+            simd::map2(pr, dsr, dsr, cols, [d](auto p_, auto dp) { return p_ * (dp - d); });
           }
           head_gemm(small, false, rows, D, cols, a.scale, ds.data(), kKeyTile, kh + c0 * a.lk.ld, a.lk.ld, Tp(1),
                     dqh + r0 * a.lq.ld, a.lq.ld);  // dQ_i += scale dS_ij K_j

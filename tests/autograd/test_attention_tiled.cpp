@@ -196,5 +196,5 @@ TEST_CASE("attention kernel names: one table, parsed once, errors name the key")
   for (AttentionKernel k : {AttentionKernel::stored, AttentionKernel::tiled, AttentionKernel::automatic})
     CHECK(parse_attention_kernel(attention_kernel_name(k)) == k);
   CHECK_THROWS_WITH_AS(parse_attention_kernel("flash", "model.attention"),
-                       "model.attention: unknown attention kernel 'flash' (valid: stored, tiled, auto)", ConfigError);
+                       "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"", ConfigError);
 }
