@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "autograd/attention.h"
 #include "autograd/errors.h"
 #include "data/utf8.h"
 #include "nn/init.h"
@@ -239,6 +240,10 @@ void validate_config(const Config& c, bool check_files) {
   one_of("model.norm", m.norm, {"pre", "post"});
   one_of("model.init", m.init, init_names());
   non_negative("model.window", m.window);
+  parse_attention_kernel(m.attention, "model.attention");  // the kernel names live in autograd/attention.h
+  if (m.n_kv_head < 0 || (m.n_kv_head > 0 && m.n_head % m.n_kv_head != 0))
+    throw ConfigError("model.n_kv_head: must be 0 or a divisor of model.n_head = " + fmt_num(m.n_head) +
+                      " (n_head: standard, 1: multi-query, a divisor: grouped-query), got " + fmt_num(m.n_kv_head));
 
   // data
   const DataConfig& d = c.data;

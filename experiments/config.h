@@ -33,6 +33,8 @@ struct ModelConfig {
   bool scale_embeddings = false;
   std::string init = "gpt2";
   int64_t window = 0;
+  std::string attention = "auto";
+  int64_t n_kv_head = 0;
 
   template <class F> void fields(F&& f) {
     f("type", type, "model family: \"gpt\" (decoder-only language model) or \"transformer\" (encoder-decoder, for seq2seq tasks)");
@@ -51,6 +53,8 @@ struct ModelConfig {
     f("scale_embeddings", scale_embeddings, "gpt: initialise the token embedding N(0, 1/n_embd) and multiply token vectors by sqrt(n_embd), so each element entering block 1 has variance 1 (Vaswani et al.; Xiong et al.'s setting); \"transformer\" always scales, as the paper");
     f("init", init, "weight initialisation: \"gpt2\" (normal 0.02, residual projections / sqrt(2L)) or \"xavier\"");
     f("window", window, "sliding-window attention width (each query sees the last `window` keys); 0 = full");
+    f("attention", attention, "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (whichever bench_attention measured faster for the shape)");
+    f("n_kv_head", n_kv_head, "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
   }
 };
 

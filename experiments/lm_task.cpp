@@ -109,6 +109,8 @@ std::unique_ptr<GPT> make_gpt(const Config& c, int64_t vocab_size) {
   g.activation = c.model.activation;
   g.init = c.model.init;
   g.window = c.model.window;
+  g.attention = c.model.attention;
+  g.n_kv_head = c.model.n_kv_head;
   g.seed = static_cast<uint64_t>(c.train.seed);
   return std::make_unique<GPT>(g);
 }

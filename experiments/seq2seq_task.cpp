@@ -56,6 +56,8 @@ class Seq2SeqTask : public Task {
     t.activation = c.model.activation;
     t.init = c.model.init;
     t.window = c.model.window;
+    t.attention = c.model.attention;
+    t.n_kv_head = c.model.n_kv_head;
     t.seed = static_cast<uint64_t>(c.train.seed);
     model_ = std::make_unique<Transformer>(t);
   }

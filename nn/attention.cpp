@@ -1,7 +1,7 @@
 // attention.cpp: MultiHeadAttention (self and cross), the head split/merge ops, and the composed
 // reference for the attention weights.
 //
-// Legend: B batch, T time (queries), S keys, C channels, H heads, D head size.
+// Legend: B batch, T time (queries), S keys, C channels, H heads, G key/value heads, D head size.
 #include "nn/attention.h"
 
 #include <cmath>
@@ -16,16 +16,15 @@ namespace sf {
 
 // ---- head split / merge (one strided copy each way) ----
 
-// Copies D-element rows between x (B, T, n*C) chunk `index` and heads (B, H, T, D).
-// to_heads: heads <- x; otherwise x <- heads.
+// Copies D-element rows between columns [first, first + H * D) of x (B, T, W) and heads
+// (B, H, T, D). to_heads: heads <- x; otherwise x <- heads.
 template <class Tp>
-static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t n, int64_t index, int64_t H,
+static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t W, int64_t first, int64_t H,
                        int64_t D, bool to_heads) {
-  const int64_t C = H * D;
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t t = 0; t < T; ++t) {
-        Tp* xr = x + (b * T + t) * n * C + index * C + h * D;
+        Tp* xr = x + (b * T + t) * W + first + h * D;
         Tp* hr = heads + ((b * H + h) * T + t) * D;
         if (to_heads) std::memcpy(hr, xr, static_cast<size_t>(D) * sizeof(Tp));
         else std::memcpy(xr, hr, static_cast<size_t>(D) * sizeof(Tp));
@@ -36,21 +35,41 @@ Tensor split_heads(const Tensor& x, int64_t n, int64_t index, int64_t H) {
   if (x.dim() != 3 || x.size(2) % (n * H) != 0 || index < 0 || index >= n)
     throw ShapeError("split_heads: x " + shape_str(x.shape()) + " is not (B, T, " +
                      std::to_string(n) + " * H * D) with H = " + std::to_string(H));
-  const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / (n * H);
+  const int64_t C = x.size(2) / n;
+  return slice_heads(x, index * C, H, C / H);
+}
+
+Tensor slice_heads(const Tensor& x, int64_t first, int64_t H, int64_t D) {
+  if (x.dim() != 3 || H <= 0 || D <= 0 || first < 0 || first + H * D > x.size(2))
+    throw ShapeError("slice_heads: x " + shape_str(x.shape()) + " has no columns [" + std::to_string(first) +
+                     ", " + std::to_string(first + H * D) + ") for " + std::to_string(H) + " heads of " +
+                     std::to_string(D));
+  const int64_t B = x.size(0), T = x.size(1), W = x.size(2);
   Tensor out = Tensor::empty({B, H, T, D}, x.dtype());  // (B, H, T, D)
   dispatch(x.dtype(), [&](auto tag) {
     using Tp = decltype(tag);
-    copy_heads(const_cast<Tp*>(x.data<Tp>()), out.data<Tp>(), B, T, n, index, H, D, true);
+    copy_heads(const_cast<Tp*>(x.data<Tp>()), out.data<Tp>(), B, T, W, first, H, D, true);
   });
-  return record(out, "split_heads", {x}, [x, n, index, H](const Tensor& dout) {
-    const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / (n * H);
-    Tensor dx = n == 1 ? Tensor::empty(x.shape(), x.dtype()) : Tensor::zeros(x.shape(), x.dtype());
+  return record(out, "slice_heads", {x}, [x, first, H, D](const Tensor& dout) {
+    const int64_t B = x.size(0), T = x.size(1), W = x.size(2);
+    // The copy writes every element when the heads are all of x's columns.
+    Tensor dx = H * D == W ? Tensor::empty(x.shape(), x.dtype()) : Tensor::zeros(x.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto tag) {
       using Tp = decltype(tag);
-      copy_heads(dx.data<Tp>(), const_cast<Tp*>(dout.data<Tp>()), B, T, n, index, H, D, false);
+      copy_heads(dx.data<Tp>(), const_cast<Tp*>(dout.data<Tp>()), B, T, W, first, H, D, false);
     });
     accumulate_grad(x, std::move(dx));
   });
+}
+
+Tensor repeat_heads(const Tensor& x, int64_t n_rep) {
+  if (x.dim() != 4 || n_rep <= 0)
+    throw ShapeError("repeat_heads: x must be (B, G, S, D) and n_rep >= 1, got " + shape_str(x.shape()) +
+                     " and " + std::to_string(n_rep));
+  if (n_rep == 1) return x;
+  const int64_t B = x.size(0), G = x.size(1), S = x.size(2), D = x.size(3);
+  Tensor y = expand(reshape(x, {B, G, 1, S * D}), {B, G, n_rep, S * D});  // backward: sum over n_rep
+  return reshape(y, {B, G * n_rep, S, D});                                 // (B, H, S, D)
 }
 
 Tensor merge_heads(const Tensor& x) {
@@ -59,14 +78,14 @@ Tensor merge_heads(const Tensor& x) {
   Tensor out = Tensor::empty({B, T, H * D}, x.dtype());  // (B, T, C)
   dispatch(x.dtype(), [&](auto tag) {
     using Tp = decltype(tag);
-    copy_heads(out.data<Tp>(), const_cast<Tp*>(x.data<Tp>()), B, T, 1, 0, H, D, false);
+    copy_heads(out.data<Tp>(), const_cast<Tp*>(x.data<Tp>()), B, T, H * D, 0, H, D, false);
   });
   return record(out, "merge_heads", {x}, [x](const Tensor& dout) {
     const int64_t B = x.size(0), H = x.size(1), T = x.size(2), D = x.size(3);
     Tensor dx = Tensor::empty(x.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto tag) {
       using Tp = decltype(tag);
-      copy_heads(const_cast<Tp*>(dout.data<Tp>()), dx.data<Tp>(), B, T, 1, 0, H, D, true);
+      copy_heads(const_cast<Tp*>(dout.data<Tp>()), dx.data<Tp>(), B, T, H * D, 0, H, D, true);
     });
     accumulate_grad(x, std::move(dx));
   });
@@ -112,6 +131,11 @@ static const AttentionConfig& validated(const AttentionConfig& c) {
   if (c.d_model % c.n_head != 0)
     throw ConfigError("attention: d_model " + std::to_string(c.d_model) + " is not divisible by n_head " +
                       std::to_string(c.n_head));
+  if (c.n_kv_head < 0 || (c.n_kv_head > 0 && c.n_head % c.n_kv_head != 0))
+    throw ConfigError("attention: n_kv_head " + std::to_string(c.n_kv_head) + " must divide n_head " +
+                      std::to_string(c.n_head) + " (0 or n_head: standard, 1: multi-query, a divisor: grouped-query)");
+  if (c.cross && c.n_kv_head > 0 && c.n_kv_head != c.n_head)
+    throw ConfigError("attention: cross-attention has n_kv_head = n_head, got " + std::to_string(c.n_kv_head));
   if (c.pos == PosEncoding::rope && (c.d_model / c.n_head) % 2 != 0)
     throw ConfigError("attention: rope needs an even head size, got d_model / n_head = " +
                       std::to_string(c.d_model / c.n_head));
@@ -129,7 +153,7 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, Generator*
     register_module("c_q", c_q.emplace(C, C, config.bias));
     register_module("c_kv", c_kv.emplace(C, 2 * C, config.bias));
   } else {
-    register_module("c_attn", c_attn.emplace(C, 3 * C, config.bias));
+    register_module("c_attn", c_attn.emplace(C, C + 2 * n_kv_head() * head_size(), config.bias));  // q, k, v
   }
   register_module("c_proj", c_proj);
   register_module("attn_dropout", attn_dropout);
@@ -146,23 +170,23 @@ static void check_input(const Tensor& x, int64_t C, const char* what) {
 Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   if (config_.cross) throw ConfigError("attention: a cross-attention layer needs forward_cross");
   check_input(x, config_.d_model, "x");
-  const int64_t H = config_.n_head;
-  Tensor qkv = c_attn->forward(x);  // (B, T, 3C)
-  if (!cache && config_.pos != PosEncoding::rope && !(training() && attn_dropout.p() > 0)) {
+  const int64_t C = config_.d_model, H = config_.n_head, G = n_kv_head(), D = head_size();
+  Tensor qkv = c_attn->forward(x);  // (B, T, C + 2 G D)
+  if (!cache && G == H && config_.pos != PosEncoding::rope && !(training() && attn_dropout.p() > 0)) {
     // The fast path of training and scoring: heads read straight out of qkv, output (B, T, C).
     AttentionOptions options = attention_options(mask, x.size(0), x.size(1), x.size(1), x.dtype());
     Tensor y = attention_packed(qkv, H, options, keep_attention_ ? &last_attention_ : nullptr);
     return resid_dropout.forward(c_proj.forward(y));  // (B, T, C)
   }
-  Tensor q = split_heads(qkv, 3, 0, H);  // (B, H, T, D)
-  Tensor k = split_heads(qkv, 3, 1, H);  // (B, H, T, D)
-  Tensor v = split_heads(qkv, 3, 2, H);  // (B, H, T, D)
+  Tensor q = slice_heads(qkv, 0, H, D);          // (B, H, T, D)
+  Tensor k = slice_heads(qkv, C, G, D);          // (B, G, T, D)
+  Tensor v = slice_heads(qkv, C + G * D, G, D);  // (B, G, T, D)
   const int64_t past = cache ? cache->length() : 0;
   if (config_.pos == PosEncoding::rope) {  // rotate by absolute position
     q = rope(q, past, config_.rope_base);
     k = rope(k, past, config_.rope_base);
   }
-  if (cache) {  // append the new keys and values: (B, H, S, D) with S = past + T
+  if (cache) {  // append the new keys and values: (B, G, S, D) with S = past + T
     if (past > 0) {
       k = concat({cache->k, k}, 2);
       v = concat({cache->v, v}, 2);
@@ -170,8 +194,8 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, K
     cache->k = k.detach();
     cache->v = v.detach();
   }
-  Tensor y = attend(q, k, v, mask);                 // (B, H, T, D)
-  return resid_dropout.forward(c_proj.forward(merge_heads(y)));  // (B, T, C)
+  Tensor y = attend(q, repeat_heads(k, H / G), repeat_heads(v, H / G), mask);  // (B, H, T, D)
+  return resid_dropout.forward(c_proj.forward(merge_heads(y)));                 // (B, T, C)
 }
 
 Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory,
@@ -207,6 +231,7 @@ AttentionOptions MultiHeadAttention::attention_options(const AttentionMask& mask
                      shape_str(mask.key_padding.shape()));
   AttentionOptions options;
   static_cast<AttentionMask&>(options) = mask;
+  options.kernel = config_.kernel;
   if (!alibi_slopes_.empty()) options.bias = alibi_bias(alibi_slopes_, T, S, dtype);  // (1, H, T, S)
   return options;
 }
@@ -222,8 +247,15 @@ Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor
   return attention(q, k, v, options, keep_attention_ ? &last_attention_ : nullptr);  // fused
 }
 
+int64_t kv_cache_bytes_per_token(const AttentionConfig& config, DType dtype) {
+  const int64_t G = config.n_kv_head > 0 ? config.n_kv_head : config.n_head;
+  const int64_t D = config.d_model / config.n_head;
+  return 2 * G * D * static_cast<int64_t>(dtype_size(dtype));  // one key and one value per head
+}
+
 std::string MultiHeadAttention::extra_repr() const {
   std::string s = "d_model=" + std::to_string(config_.d_model) + ", heads=" + std::to_string(config_.n_head);
+  if (n_kv_head() != n_head()) s += ", kv_heads=" + std::to_string(n_kv_head());
   if (config_.pos == PosEncoding::rope || config_.pos == PosEncoding::alibi)
     s += std::string(", ") + pos_encoding_name(config_.pos);
   return s;

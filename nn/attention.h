@@ -10,7 +10,13 @@
 // memory with c_kv (2C, C), k then v. Masks: causal, key padding, sliding window. Masked scores
 // are -inf and a fully masked row gives zeros, never NaN.
 //
-// Legend: B batch, T time (queries), S keys, C channels, H heads, D head size.
+// Grouped-query attention (Ainslie et al. 2023) gives self-attention fewer key/value heads than
+// query heads: n_kv_head = G divides H, each group of H / G consecutive query heads shares one K/V
+// head, c_attn is (C + 2 G D, C) (q, then G heads of k, then G of v), and the KV cache holds G
+// heads instead of H. G = H is standard multi-head attention, G = 1 multi-query attention
+// (Shazeer 2019).
+//
+// Legend: B batch, T time (queries), S keys, C channels, H heads, G key/value heads, D head size.
 #pragma once
 #include <optional>
 #include <vector>
@@ -23,7 +29,7 @@ namespace sf {
 
 // Keys and values of the positions seen so far, for incremental decoding (no gradients).
 struct KVCache {
-  Tensor k, v;  // (B, H, S, D), undefined when empty
+  Tensor k, v;  // (B, G, S, D), undefined when empty (G = H for cross-attention)
   int64_t length() const { return k.defined() ? k.size(2) : 0; }
   void clear() { k = Tensor(), v = Tensor(); }
 };
@@ -36,11 +42,18 @@ struct AttentionConfig {
   bool cross = false;    // cross-attention: separate c_q and c_kv projections
   PosEncoding pos = PosEncoding::none;  // rope and alibi act inside attention
   double rope_base = 10000.0;
+  AttentionKernel kernel = AttentionKernel::automatic;  // stored P or tiled online softmax
+  int64_t n_kv_head = 0;  // G, self-attention only: key/value heads; 0 means n_head; must divide n_head
 };
+
+// Bytes the KV cache of one self-attention layer holds per token of context: a key and a value
+// of G heads of size D, 2 G D elements (standard attention 2 C, multi-query 2 D).
+int64_t kv_cache_bytes_per_token(const AttentionConfig& config, DType dtype = DType::f32);
 
 class MultiHeadAttention : public Module {
  public:
-  // Throws ConfigError when n_head does not divide d_model (or RoPE gets an odd head size).
+  // Throws ConfigError when n_head does not divide d_model, n_kv_head does not divide n_head
+  // (or RoPE gets an odd head size).
   explicit MultiHeadAttention(const AttentionConfig& config, Generator* gen = nullptr);
 
   // Self-attention over x (B, T, C) -> (B, T, C). With a cache, x holds only the new tokens:
@@ -58,9 +71,10 @@ class MultiHeadAttention : public Module {
   std::string extra_repr() const override;
 
   int64_t n_head() const { return config_.n_head; }
+  int64_t n_kv_head() const { return config_.n_kv_head > 0 ? config_.n_kv_head : config_.n_head; }
   int64_t head_size() const { return config_.d_model / config_.n_head; }
 
-  std::optional<Linear> c_attn;  // self only: (3C, C), q k v stacked
+  std::optional<Linear> c_attn;  // self only: (C + 2 G D, C), q k v stacked ((3C, C) when G = H)
   std::optional<Linear> c_q;     // cross only: (C, C)
   std::optional<Linear> c_kv;    // cross only: (2C, C), k v stacked
   Linear c_proj;  // (C, C), the output projection
@@ -81,6 +95,12 @@ class MultiHeadAttention : public Module {
 Tensor split_heads(const Tensor& x, int64_t n_chunks, int64_t index, int64_t H);
 // The inverse for one chunk: (B, H, T, D) -> (B, T, H*D).
 Tensor merge_heads(const Tensor& x);
+// The H heads of size D in columns [first, first + H * D) of x (B, T, W): (B, H, T, D). The same
+// strided copy as split_heads, for chunks of different widths (q and the narrower k, v of GQA).
+Tensor slice_heads(const Tensor& x, int64_t first, int64_t H, int64_t D);
+// Each of the G heads of x (B, G, S, D) repeated n_rep times in place: (B, G * n_rep, S, D), head
+// h of the result is head h / n_rep of x (Llama's repeat_kv). Backward sums each group.
+Tensor repeat_heads(const Tensor& x, int64_t n_rep);
 
 // The attention weights softmax(Q K^T / sqrt(D) + bias) with the mask, composed from matmul,
 // masked_fill and softmax (the readable reference the fused op is tested against, and the path

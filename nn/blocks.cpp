@@ -16,6 +16,8 @@ static AttentionConfig attention_config(const BlockConfig& c, bool cross) {
   a.cross = cross;
   a.pos = cross ? PosEncoding::none : c.pos;  // positions act on self-attention only
   a.rope_base = c.rope_base;
+  a.kernel = c.attention;
+  a.n_kv_head = cross ? 0 : c.n_kv_head;  // cross-attention keeps all heads
   return a;
 }
 
@@ -35,6 +37,9 @@ void validate(const BlockConfig& c, const char* width) {
   require(c.d_ff >= 0, "d_ff must be >= 0 (0 means 4 * " + w + "), got " + std::to_string(c.d_ff));
   require(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got " + std::to_string(c.dropout));
   require(c.window >= 0, "window must be >= 0, got " + std::to_string(c.window));
+  require(c.n_kv_head >= 0 && (c.n_kv_head == 0 || c.n_head % c.n_kv_head == 0),
+          "n_kv_head " + std::to_string(c.n_kv_head) + " must divide n_head " + std::to_string(c.n_head) +
+              " (0 or n_head: standard attention, 1: multi-query, a divisor: grouped-query)");
   require(c.ln_eps > 0, "ln_eps must be positive");
   require(c.rope_base > 0, "rope_base must be positive");
   require(c.pos != PosEncoding::rope || (c.d_model / c.n_head) % 2 == 0,

@@ -28,6 +28,8 @@ struct BlockConfig {
   PosEncoding pos = PosEncoding::none;  // rope / alibi are applied inside self-attention
   double rope_base = 10000.0;
   int64_t window = 0;      // > 0: sliding-window self-attention of this width
+  AttentionKernel attention = AttentionKernel::automatic;  // the fused attention kernel
+  int64_t n_kv_head = 0;   // key/value heads of self-attention (GQA / MQA); 0 means n_head
 };
 
 // Throws ConfigError ("model: ...") naming the first impossible setting; `width` is what the
@@ -39,7 +41,8 @@ bool parse_pre_ln(const std::string& norm);
 
 // The block settings that the GPT and the encoder-decoder Transformer share, read from their
 // configs' fields of the same names (n_head, d_ff, bias, dropout, activation, norm, ln_eps,
-// pos_encoding, rope_base, window) and validated: the one place that maps them to a BlockConfig.
+// pos_encoding, rope_base, window, attention, n_kv_head) and validated: the one place that maps
+// them to a BlockConfig.
 template <class ModelConfig>
 BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* width) {
   BlockConfig b;
@@ -54,6 +57,8 @@ BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* w
   b.pos = parse_pos_encoding(m.pos_encoding);
   b.rope_base = m.rope_base;
   b.window = m.window;
+  b.attention = parse_attention_kernel(m.attention, "model.attention");
+  b.n_kv_head = m.n_kv_head;
   validate(b, width);
   return b;
 }

@@ -17,6 +17,11 @@ static void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError("model: " + message);
 }
 
+int64_t kv_cache_bytes_per_token(const GPTConfig& config, DType dtype) {
+  config.validate();
+  return config.n_layer * kv_cache_bytes_per_token(self_attention_config(block_config_of(config, config.n_embd, "n_embd")), dtype);
+}
+
 void GPTConfig::validate() const {
   require(vocab_size > 0, "vocab_size must be positive, got " + std::to_string(vocab_size));
   require(block_size > 0, "block_size must be positive, got " + std::to_string(block_size));

@@ -40,6 +40,8 @@ struct GPTConfig {
   std::string activation = "gelu";       // gelu (exact erf) | gelu_tanh | relu
   std::string init = "gpt2";             // gpt2 | xavier
   int64_t window = 0;         // > 0: sliding-window attention of this width
+  std::string attention = "auto";  // the attention kernel: stored | tiled | auto (autograd/attention.h)
+  int64_t n_kv_head = 0;      // key/value heads: 0 or n_head standard, 1 multi-query, a divisor grouped-query
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;       // initial weights and dropout masks
@@ -48,6 +50,10 @@ struct GPTConfig {
   // by n_head 3").
   void validate() const;
 };
+
+// Bytes the KV cache holds per token of context, over all n_layer layers (nn/attention.h's
+// kv_cache_bytes_per_token per layer): 2 n_layer n_kv_head D elements.
+int64_t kv_cache_bytes_per_token(const GPTConfig& config, DType dtype = DType::f32);
 
 // Keys and values of every layer for incremental decoding.
 struct GPTCache {

@@ -195,6 +195,26 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
       if (c.pad > 0) mask.key_padding = padding(2, 5, c.pad);
       return check(m, {input({2, 5, 8}, 10)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
     });
+  // Grouped-query (2 K/V heads for 4 query heads) and multi-query (1) self-attention, on the
+  // split path: narrower c_attn, K/V heads repeated (repeat_heads) for each group.
+  for (int64_t kv : {2, 1})
+    add("nn.attention", std::string(kv == 1 ? "multi-query" : "grouped-query") + " self-attention, causal + padding",
+        [kv] {
+          AttentionConfig config = attn_config(PosEncoding::none);
+          config.n_head = 4;
+          config.n_kv_head = kv;
+          MultiHeadAttention m(config);
+          AttentionMask mask;
+          mask.causal = true;
+          mask.key_padding = padding(2, 5, 1);
+          return check(m, {input({2, 5, 8}, 30 + kv)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
+        });
+  add("nn.attention", "slice_heads of unequal chunks", [] {
+    return gradcheck([](const Inputs& x) { return slice_heads(x[0], 4, 2, 2); }, {input({2, 3, 10}, 33)});
+  });
+  add("nn.attention", "repeat_heads 3 times", [] {
+    return gradcheck([](const Inputs& x) { return repeat_heads(x[0], 3); }, {input({2, 2, 3, 2}, 34)});
+  });
   add("nn.attention", "cross-attention with padded memory", [] {
     MultiHeadAttention m(attn_config(PosEncoding::none, true));
     Tensor pad = padding(2, 4, 2);
@@ -231,6 +251,16 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
       Tensor r = constant({2, 4, 11}, 17);
       return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
     });
+  add("nn.gpt", "GPT pre-LN rope, grouped-query (n_kv_head 2 of 4), tiled attention", [] {
+    GPTConfig c = tiny_gpt("rope", "pre");
+    c.n_head = 4;
+    c.n_kv_head = 2;
+    c.attention = "tiled";
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 35);
+    Tensor r = constant({2, 4, 11}, 36);
+    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+  });
   add("nn.gpt", "GPT untied, no bias, window 2, gelu_tanh", [] {
     GPTConfig c = tiny_gpt("learned", "pre");
     c.tied_head = false;

@@ -39,6 +39,8 @@ struct TransformerConfig {
   std::string activation = "relu";          // relu | gelu | gelu_tanh
   std::string init = "xavier";              // xavier | gpt2
   int64_t window = 0;                // > 0: sliding-window self-attention of this width
+  std::string attention = "auto";    // the attention kernel: stored | tiled | auto (autograd/attention.h)
+  int64_t n_kv_head = 0;             // key/value heads of self-attention; 0 means n_head (GQA / MQA)
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;

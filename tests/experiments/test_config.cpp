@@ -69,6 +69,11 @@ TEST_CASE("impossible values: one line naming the key, what is valid and what wa
   CHECK(error_of(json{{"model", {{"type", "gtp"}}}}) ==
         "model.type: must be one of \"gpt\", \"transformer\", got \"gtp\" (did you mean \"gpt\"?)");
   CHECK(error_of(json{{"model", {{"dropout", 1.0}}}}) == "model.dropout: must be in [0, 1), got 1");
+  CHECK(error_of(json{{"model", {{"attention", "flash"}}}}) ==
+        "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"");
+  CHECK(error_of(json{{"model", {{"n_kv_head", 3}}}}) ==
+        "model.n_kv_head: must be 0 or a divisor of model.n_head = 4 (n_head: standard, 1: multi-query, a divisor: "
+        "grouped-query), got 3");
   CHECK(error_of(json{{"precision", "fp17"}}) ==
         "precision.dtype: must be one of \"fp32\", \"fp16\", \"bf16\", got \"fp17\" (did you mean \"fp16\"?)");
   CHECK(error_of(json{{"data", {{"dataset", "reverse"}}}}) ==

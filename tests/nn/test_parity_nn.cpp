@@ -1,4 +1,5 @@
 // Parity with PyTorch 1.13 on the same weights and inputs: LayerNorm, MultiheadAttention,
+// grouped-query and multi-query self-attention (tests/reference/gen_gqa_ref.py),
 // TransformerEncoderLayer / TransformerDecoderLayer (norm_first true and false) and a
 // nanoGPT-layout GPT, outputs and ALL parameter (and input) gradients.
 //
@@ -141,6 +142,26 @@ TEST_CASE("parity MultiHeadAttention vs torch.nn.MultiheadAttention") {
     }
     double attn_err = check(mha.last_attention(), c.at("attn_weights"), std::string(file) + " weights");
     check_all(file, mha, c, out, inputs, attn_err);
+  }
+}
+
+// PyTorch 1.13 has no GQA: tests/reference/gen_gqa_ref.py writes the torch side out, repeating
+// each of the G K/V heads H / G times before plain softmax attention.
+TEST_CASE("parity grouped-query and multi-query self-attention vs torch with repeated K/V heads") {
+  for (const char* file : {"gqa_self_causal", "mqa_self_padding"}) {
+    CAPTURE(file);
+    Case c = load_case(std::string(file) + ".safetensors");
+    AttentionConfig ac;
+    ac.d_model = c.config["d_model"];
+    ac.n_head = c.config["n_head"];
+    ac.n_kv_head = c.config["n_kv_head"];
+    MultiHeadAttention mha(ac);
+    load_state_dict(mha, c.with_prefix("param."), file);
+    Tensor x = input(c, "x");
+    AttentionMask mask;
+    mask.causal = c.config["causal"];
+    if (c.has("mask.key_padding")) mask.key_padding = c.at("mask.key_padding");
+    check_all(file, mha, c, mha.forward(x, mask), {{"x", x}});
   }
 }
 
