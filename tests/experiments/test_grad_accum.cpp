@@ -77,20 +77,11 @@ TEST_CASE("with grad_accum_steps 2, a run stopped at step k and resumed gives th
   c.train.grad_accum_steps = 2;
   c.output.checkpoint_interval = 5;
   validate_config(c);
-  TrainResult full = quiet_train(c);
-
-  TrainOptions stop;
-  stop.stop_after = 15;
-  TrainResult first = quiet_train(c, stop);
-  REQUIRE(first.losses.size() == 15);
-  TrainOptions resume;
-  resume.resume = true;
-  TrainResult rest = quiet_train(c, resume);
-  CHECK(rest.first_step == 15);
-  std::vector<double> joined = first.losses;
-  joined.insert(joined.end(), rest.losses.begin(), rest.losses.end());
-  CHECK(joined == full.losses);
-  CHECK(rest.val_loss == full.val_loss);
+  StopAndResume r = train_stopped_and_resumed(c, 15);
+  REQUIRE(r.first.losses.size() == 15);
+  CHECK(r.rest.first_step == 15);
+  CHECK(r.joined == r.full.losses);
+  CHECK(r.rest.val_loss == r.full.val_loss);
   // One metrics row per optimizer step, not per micro-batch.
   int64_t rows = 0;
   for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))

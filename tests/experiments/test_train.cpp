@@ -71,20 +71,12 @@ TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's los
   c.model.dropout = 0.1;
   c.train.rng = rng;
   c.output.checkpoint_interval = 5;
-  TrainResult full = quiet_train(c);
-
-  TrainOptions stop;
-  stop.stop_after = 15;
-  TrainResult first = quiet_train(c, stop);
-  REQUIRE(first.losses.size() == 15);
-  TrainOptions resume;
-  resume.resume = true;
-  TrainResult rest = quiet_train(c, resume);
-  CHECK(rest.first_step == 15);
-  std::vector<double> joined = first.losses;
-  joined.insert(joined.end(), rest.losses.begin(), rest.losses.end());
-  CHECK(joined == full.losses);
-  CHECK(rest.val_loss == full.val_loss);
+  StopAndResume r = train_stopped_and_resumed(c, 15);
+  const TrainResult& full = r.full;
+  REQUIRE(r.first.losses.size() == 15);
+  CHECK(r.rest.first_step == 15);
+  CHECK(r.joined == full.losses);
+  CHECK(r.rest.val_loss == full.val_loss);
   // metrics.jsonl holds each step once, with the uninterrupted run's losses.
   std::vector<double> logged;
   for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "experiments/config.h"
 #include "experiments/train.h"
@@ -85,6 +86,25 @@ inline TrainResult quiet_train(const Config& c, TrainOptions o = {}) {
   std::ostringstream log;
   o.out = &log;
   return train(c, o);
+}
+
+// Config c trained without a stop, then again stopped after step `k` and resumed to the end.
+struct StopAndResume {
+  TrainResult full, first, rest;  // the uninterrupted run; the stopped run; the resumed part
+  std::vector<double> joined;     // first's losses followed by rest's
+};
+inline StopAndResume train_stopped_and_resumed(const Config& c, int64_t k) {
+  StopAndResume r;
+  r.full = quiet_train(c);
+  TrainOptions stop;
+  stop.stop_after = k;
+  r.first = quiet_train(c, stop);
+  TrainOptions resume;
+  resume.resume = true;
+  r.rest = quiet_train(c, resume);
+  r.joined = r.first.losses;
+  r.joined.insert(r.joined.end(), r.rest.losses.begin(), r.rest.losses.end());
+  return r;
 }
 
 }  // namespace sf::test
