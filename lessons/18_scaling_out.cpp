@@ -1,12 +1,15 @@
 // Lesson 18: scaling out. Why averaging gradients over ranks is one step on a larger batch (real
 // runs of a tiny GPT), what a ring all-reduce moves, what that costs at 8 to 1024 GPUs (a model,
 // not a measurement), and where data parallelism stops helping. Text: 18_scaling_out.md.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "experiments/config.h"
@@ -48,7 +51,9 @@ Config tiny_run(const std::string& name, int64_t batch, int64_t accum, int64_t s
   c.train.samples = 0;
   c.train.threads = 1;
   c.train.seed = 7;
-  c.output.run_dir = (std::filesystem::temp_directory_path() / "sf_lesson_18" / name).string();
+  // One folder per process: two runs of the lesson at once (ctest -j) must not share a run folder.
+  c.output.run_dir =
+      (std::filesystem::temp_directory_path() / ("sf_lesson_18-" + std::to_string(::getpid())) / name).string();
   c.output.overwrite = true;
   c.output.plot = false;
   c.output.save_best = false;
@@ -60,7 +65,11 @@ std::vector<double> losses_of(const Config& c) {
   std::ostringstream quiet;
   TrainOptions o;
   o.out = &quiet;
-  return train(c, o).losses;
+  std::vector<double> losses = train(c, o).losses;
+  std::filesystem::remove_all(c.output.run_dir);  // only the losses are kept
+  std::error_code ec;
+  std::filesystem::remove(std::filesystem::path(c.output.run_dir).parent_path(), ec);  // once empty
+  return losses;
 }
 
 double max_relative(const std::vector<double>& a, const std::vector<double>& b) {
