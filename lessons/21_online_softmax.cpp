@@ -136,12 +136,33 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   // [/excerpt]
   r.tiled_diff = max_abs_diff(tiled, stored);
   r.stored_entries = P.numel();
+  // The engine's own tiled kernel (model.attention = "tiled") does the same in C++, forward and
+  // backward: its gradients must match the stored-probabilities kernel's.
+  auto grads = [&](AttentionKernel kernel) {
+    Tensor qg = q.detach().requires_grad_(), kg = k.detach().requires_grad_(), vg = v.detach().requires_grad_();
+    AttentionOptions o = causal;
+    o.kernel = kernel;
+    Tensor y = attention(qg, kg, vg, o);
+    sum(y * y).backward();
+    std::vector<double> all = y.to_vector();
+    for (Tensor* t : {&qg, &kg, &vg}) {
+      std::vector<double> g = t->grad().to_vector();
+      all.insert(all.end(), g.begin(), g.end());
+    }
+    return all;
+  };
+  r.engine_tiled_diff = max_abs_diff(grads(AttentionKernel::tiled), grads(AttentionKernel::stored));
   out << "T = " << T << ", D = " << D << tr(out, ", tiles of ", "，每块 ") << key_tile
       << tr(out, " keys, float64:\n  largest |tiled - sf::attention| below 1e-13: ", " 个键，float64：\n  |按块 - sf::attention| 的最大值小于 1e-13：")
       << (r.tiled_diff < 1e-13 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n"
       << tr(out, "  sf::attention keeps P for backward: ", "  sf::attention 为反向保存 P：") << fmt_count(r.stored_entries)
       << tr(out, " numbers (T x T); the tiled rows kept ", " 个数（T x T）；按块计算的各行只保存了 ") << 2 * T
-      << tr(out, " (m and l per row)\n", " 个（每行的 m 和 l）\n");
+      << tr(out, " (m and l per row)\n", " 个（每行的 m 和 l）\n")
+      << tr(out, "  the engine's tiled kernel (model.attention = \"tiled\"), output and the gradients of q, k, v\n"
+                 "  against the stored kernel's, largest difference below 1e-12: ",
+            "  引擎自带的按块内核（model.attention = \"tiled\"）：输出以及 q、k、v 的梯度\n"
+            "  与保存 P 的内核相比，最大差小于 1e-12：")
+      << (r.engine_tiled_diff < 1e-12 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
 
   heading(out, 5, "Memory: the T x T matrix against per-row statistics", "内存：T x T 矩阵与逐行统计量");
   out << tr(out, "  one head of one layer, float32:\n         T    P (T x T)     m and l (2 T)\n",

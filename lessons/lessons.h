@@ -314,6 +314,7 @@ struct OnlineSoftmaxResult {
   std::vector<double> online_output;                // acc / l (D = 2)
   double output_diff = 0;                           // against softmax(s) V
   double tiled_diff = 0;                            // tiled causal attention against sf::attention
+  double engine_tiled_diff = 0;                     // the engine's tiled kernel against its stored one (output, grads)
   int64_t stored_entries = 0;                       // of the P sf::attention keeps
   std::vector<double> matrix_bytes, row_stat_bytes; // T x T against 2 T floats, T = 256 ... 32768
 };

@@ -82,6 +82,7 @@ TEST_CASE("lesson 21: the online softmax gives softmax's weights and output and 
   CHECK(r.weight_diff < 1e-15);
   CHECK(r.output_diff < 1e-12);
   CHECK(r.tiled_diff < 1e-12);
+  CHECK(r.engine_tiled_diff < 1e-12);  // output and q/k/v gradients, float64
   CHECK(r.stored_entries == 256 * 256);
   CHECK(r.matrix_bytes.back() == 4.0 * 32768 * 32768);
   CHECK(r.row_stat_bytes.back() == 8.0 * 32768);
