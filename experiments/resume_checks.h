@@ -1,0 +1,26 @@
+// resume_checks.h: what must stay the same for a run to continue, checked before anything in the
+// run folder is touched. A resumed run keeps its config (except the keys of kMayChangeOnResume)
+// and its global batch (ranks x train.grad_accum_steps); under mpirun every rank must start with
+// the same config and data as rank 0. Each check throws ConfigError naming the key and both values.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/config.h"
+
+namespace sf {
+
+// Keys that may differ between the config a run was trained with and the one it is resumed with
+// ("section.*": the whole section); everything else would silently change the experiment.
+extern const std::vector<std::string> kMayChangeOnResume;
+
+// `config` against the config saved in the checkpoint record at `record_path`.
+void check_resume_config(const Config& config, const nlohmann::json& saved_record_config, const std::string& record_path);
+// The global batch of the checkpoint `record` (its ranks x grad_accum_steps) against this job's.
+void check_resume_world(const Config& config, const nlohmann::json& record, const std::string& record_path);
+// Throws on every rank whose `value` (a config, a data hash) differs from rank 0's; one process: nothing.
+void check_same_on_all_ranks(const std::string& name, const std::string& value);
+
+}  // namespace sf
