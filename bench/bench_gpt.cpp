@@ -168,7 +168,9 @@ static std::string cpu_description() {
   std::string simd = flags.find(" avx512f ") != std::string::npos ? "AVX-512"
                      : flags.find(" avx2 ") != std::string::npos  ? "AVX2"
                                                                    : "no AVX2";
-  return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores";
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores; OpenBLAS kernels " +
+         sf::blas::core_name() + (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
 }
 
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
@@ -272,6 +274,7 @@ static std::string join(const std::vector<double>& v) {
 }
 
 int main(int argc, char** argv) {
+  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
   std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
   bool with_reference = true, measure_limit = true;

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "autograd/cpu/blas.h"
 #include "autograd/attention.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
@@ -108,7 +109,8 @@ static void attention_row(int64_t B, int64_t T, int64_t H, int64_t D) {
   std::printf("  %-22s %14.2f %14.2f %9.2f\n", shape, full, causal, full / causal);
 }
 
-int main() {
+int main(int, char** argv) {
+  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
   init_threads_from_env();
   std::printf("scratchformer bench_ops (float32, %d BLAS threads)\n\n", num_threads());
 

@@ -7,11 +7,13 @@
 #include <iostream>
 #include <string>
 
+#include "autograd/cpu/blas.h"
 #include "autograd/errors.h"
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
 
 int main(int argc, char** argv) {
+  sf::blas::reexec_with_better_kernels(argv);  // as `scratchformer lesson` does (blas.h)
   using namespace sf::lessons;
   bool check = false;
   std::string root = SF_SOURCE_DIR, only;

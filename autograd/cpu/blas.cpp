@@ -2,8 +2,10 @@
 #include "autograd/cpu/blas.h"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "autograd/cpu/threads.h"
 
@@ -82,5 +84,34 @@ template void gemm_parallel<float>(bool, bool, int64_t, int64_t, int64_t, float,
                                    const float*, int64_t, float, float*, int64_t);
 template void gemm_parallel<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
                                     const double*, int64_t, double, double*, int64_t);
+
+// ---- which kernels OpenBLAS runs ----
+
+std::string core_name() {
+  const char* name = openblas_get_corename();
+  return name ? name : "";
+}
+
+std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma, bool user_set) {
+  if (user_set || chosen != "Prescott") return "";
+  if (avx512) return "SkylakeX";
+  if (avx2_fma) return "Haswell";
+  return "";
+}
+
+void reexec_with_better_kernels(char** argv) {
+#if defined(__x86_64__)
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const std::string core = core_override(core_name(), avx512, avx2_fma, std::getenv("OPENBLAS_CORETYPE") != nullptr);
+  if (core.empty()) return;
+  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  execv("/proc/self/exe", argv);  // returns only on failure
+  unsetenv("OPENBLAS_CORETYPE");  // (children would otherwise get kernels this process does not run)
+#else
+  (void)argv;
+#endif
+}
 
 }  // namespace sf::blas

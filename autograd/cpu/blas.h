@@ -5,6 +5,7 @@
 // that sit inside a bigger buffer (attention reads each head straight out of the (B, T, 3C) qkv).
 #pragma once
 #include <cstdint>
+#include <string>
 
 namespace sf::blas {
 
@@ -26,5 +27,23 @@ template <class T>
 void gemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T beta, T* C) {
   gemm_parallel<T>(ta, tb, M, N, K, T(1), A, ta ? M : K, B, tb ? K : N, beta, C, N);
 }
+
+// ---- which kernels OpenBLAS runs ----
+// Debian's OpenBLAS (0.3.21, built with DYNAMIC_ARCH) picks its kernels for the CPU when it loads.
+// A CPU newer than the library gets its generic SSE3 kernels, "Prescott": on an Emerald Rapids
+// Xeon (model 207, which 0.3.21 does not know) that made every step about 3x slower. The kernels
+// can be named instead with OPENBLAS_CORETYPE, read once as the library loads.
+
+// The kernel family OpenBLAS chose ("Haswell", "SkylakeX", "Prescott", ...).
+std::string core_name();
+// The OPENBLAS_CORETYPE to ask for, or "" to keep OpenBLAS's choice: only when it fell back to
+// "Prescott" and the CPU has better: AVX-512 (F, BW, DQ, VL) -> "SkylakeX", AVX2 + FMA ->
+// "Haswell". Never when the user set OPENBLAS_CORETYPE.
+std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma, bool user_set);
+// Run first in main(), before any thread or MPI starts: when core_override() for this CPU is not
+// empty, sets OPENBLAS_CORETYPE and re-executes the program (same pid, arguments and the rest of
+// the environment), so OpenBLAS loads again with those kernels. Returns when there is nothing to
+// do or the exec failed (the program then runs on as it was).
+void reexec_with_better_kernels(char** argv);
 
 }  // namespace sf::blas

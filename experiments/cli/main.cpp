@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "autograd/errors.h"
+#include "autograd/cpu/blas.h"
 #include "autograd/cpu/threads.h"
 #include "experiments/cli/commands.h"
 #include "experiments/distributed.h"
@@ -31,6 +32,7 @@ static std::string one_line(std::string s) {
 static int run(int argc, char** argv);
 
 int main(int argc, char** argv) {
+  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS's own kernels for a CPU it does not know (blas.h)
   sf::dist::init(&argc, &argv);  // a no-op unless started by mpirun
   int code = run(argc, argv);
   const bool failed = code == 2 || code == 3;  // (130 after Ctrl-C is a clean stop, on every rank)

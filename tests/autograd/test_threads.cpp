@@ -130,3 +130,19 @@ TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   }
   set_num_threads(0);
 }
+
+TEST_CASE("OpenBLAS kernels: a generic fallback is replaced from the CPU's features, a known CPU or the user's choice is kept") {
+  using blas::core_override;
+  // OpenBLAS fell back to its SSE3 kernels on a CPU it does not know
+  CHECK(core_override("Prescott", true, true, false) == "SkylakeX");
+  CHECK(core_override("Prescott", false, true, false) == "Haswell");
+  CHECK(core_override("Prescott", false, false, false) == "");  // nothing better to ask for
+  // it knew the CPU: its choice stands, even where another family would also run
+  CHECK(core_override("Haswell", true, true, false) == "");
+  CHECK(core_override("SkylakeX", true, true, false) == "");
+  CHECK(core_override("Zen", false, true, false) == "");
+  // OPENBLAS_CORETYPE set by the user (or by an earlier re-exec): never overridden
+  CHECK(core_override("Prescott", true, true, true) == "");
+  // what this process runs has a name (the library answers)
+  CHECK(!blas::core_name().empty());
+}
