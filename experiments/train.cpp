@@ -97,7 +97,7 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
   return MixedPrecision(parse_precision(p.dtype), s);
 }
 
-// ---- resume: what may change, and what must not ----
+// ---- a run folder's config (what resume may change: resume_checks.h) ----
 
 Config load_run_config(const std::string& run_dir) {
   std::string path = (fs::path(run_dir) / "config.json").string();

@@ -25,12 +25,10 @@ struct Variant {
   const char* name;          // printed, and the model.pos_encoding value
   std::string pos_encoding;
   int64_t block_size;        // positions the model accepts
-  bool scale_embeddings;     // token vectors times sqrt(C) before the table is added
 };
 
 // [excerpt: model]
-GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, int64_t block_size,
-                         bool scale_embeddings) {
+GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, int64_t block_size) {
   GPTConfig c;
   c.vocab_size = vocab_size;
   c.block_size = block_size;      // the longest input forward() accepts (and the learned table's rows)
@@ -42,7 +40,7 @@ GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, in
   // Token vectors start N(0, 0.02^2); a sinusoidal table adds values of size 1 to them and
   // drowns them, so that model multiplies them by sqrt(C) first (token vectors then start
   // N(0, 1/C) and reach unit size), as Vaswani et al. do. Without it, it hardly learns.
-  c.scale_embeddings = scale_embeddings;
+  c.scale_embeddings = pos_encoding == "sinusoidal";
   return c;
 }
 // [/excerpt]
@@ -84,10 +82,8 @@ const std::vector<Variant>& variants(int64_t long_length) {
   static std::map<int64_t, std::vector<Variant>> all;
   auto& v = all[long_length];
   if (v.empty())
-    v = {{"learned (table of 256)", "learned", long_length, false},
-         {"sinusoidal (x sqrt C)", "sinusoidal", long_length, true},
-         {"rope", "rope", long_length, false},
-         {"alibi", "alibi", long_length, false}};
+    v = {{"learned (table of 256)", "learned", long_length}, {"sinusoidal (x sqrt C)", "sinusoidal", long_length},
+         {"rope", "rope", long_length}, {"alibi", "alibi", long_length}};
   return v;
 }
 
@@ -105,7 +101,7 @@ const Trained& trained(const ExtrapolationOptions& o) {
             << o.training.steps << " steps each)\n";
   Progress progress = lesson_progress(total_steps);
   {  // learned positions with a table as long as the training windows, then asked for more
-    GPT model(position_model(corpus.vocab_size, "learned", o.training.block_size, false));
+    GPT model(position_model(corpus.vocab_size, "learned", o.training.block_size));
     train_small(model, corpus, o.training, progress, 0);
     // [excerpt: learned]
     try {
@@ -116,7 +112,7 @@ const Trained& trained(const ExtrapolationOptions& o) {
     // [/excerpt]
   }
   for (size_t i = 0; i < vs.size(); ++i) {
-    GPT model(position_model(corpus.vocab_size, vs[i].pos_encoding, vs[i].block_size, vs[i].scale_embeddings));
+    GPT model(position_model(corpus.vocab_size, vs[i].pos_encoding, vs[i].block_size));
     train_small(model, corpus, o.training, progress, static_cast<int64_t>(i + 1) * o.training.steps);
     r.per_position.push_back(loss_per_position(model, corpus, o.long_length, o.eval_windows));
   }
