@@ -12,6 +12,9 @@ struct Error : std::runtime_error {
 };
 // Tensor shapes or dtypes that do not fit an op: the message names the op and the shapes.
 struct ShapeError : Error { using Error::Error; };
+// An argument whose value is out of its range (a probability of 1.5, a step of 0): the message
+// names the op, the argument and the value.
+struct ValueError : Error { using Error::Error; };
 // A bad JSON config, --set override or command-line value: the message names the key path.
 struct ConfigError : Error { using Error::Error; };
 // Missing, empty, binary or malformed data files: the message names the file.

@@ -119,7 +119,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
 // ---- dropout ----
 Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
   if (!(p >= 0.0 && p < 1.0))
-    throw ShapeError("dropout: probability must be in [0, 1), got " + std::to_string(p));
+    throw ValueError("dropout: probability must be in [0, 1), got " + std::to_string(p));
   if (!training || p == 0.0) return a;
   // keep[i] is 0 or 1/(1-p): the forward multiplies by it and so does the backward.
   Tensor keep = Tensor::empty(a.shape(), a.dtype());
@@ -184,7 +184,7 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
     throw ShapeError("cross_entropy: " + std::to_string(targets.numel()) + " targets for logits of shape " +
                      shape_str(logits.shape()) + " (" + std::to_string(N) + " rows)");
   if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0))
-    throw ShapeError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(label_smoothing));
+    throw ValueError("cross_entropy: label_smoothing must be in [0, 1], got " + std::to_string(label_smoothing));
   int64_t kept = 0;
   for (int64_t i = 0; i < N; ++i) {
     if (targets[i] == ignore_index) continue;

@@ -113,7 +113,7 @@ static void outer_inner(const Shape& shape, int64_t axis, int64_t& outer, int64_
 Tensor slice(const Tensor& a, int64_t axis, int64_t start, int64_t end, int64_t step) {
   int64_t ax = normalize_axis(axis, a.dim(), "slice");
   int64_t n = a.shape()[ax];
-  if (step <= 0) throw ShapeError("slice: step must be positive, got " + std::to_string(step));
+  if (step <= 0) throw ValueError("slice: step must be positive, got " + std::to_string(step));
   // Python-style bounds: negative counts from the end, out-of-range clamps.
   if (start < 0) start += n;
   if (end < 0) end += n;

@@ -13,6 +13,7 @@
 #include "autograd/attention.h"
 #include "autograd/errors.h"
 #include "data/utf8.h"
+#include "nn/blocks.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "nn/positional.h"
@@ -237,7 +238,7 @@ void validate_config(const Config& c, bool check_files) {
   if (m.pos_encoding == "rope" && (m.n_embd / m.n_head) % 2 != 0)
     throw ConfigError("model.pos_encoding: \"rope\" rotates pairs of dimensions and needs an even head size "
                       "(n_embd / n_head), got " + fmt_num(m.n_embd / m.n_head));
-  one_of("model.norm", m.norm, {"pre", "post"});
+  one_of("model.norm", m.norm, norm_names());
   one_of("model.init", m.init, init_names());
   non_negative("model.window", m.window);
   parse_attention_kernel(m.attention, "model.attention");  // the kernel names live in autograd/attention.h

@@ -4,6 +4,7 @@
 #include "nn/blocks.h"
 
 #include "autograd/errors.h"
+#include "nn/names.h"
 
 namespace sf {
 
@@ -46,11 +47,10 @@ void validate(const BlockConfig& c, const char* width) {
           "pos_encoding rope needs an even head size " + w + " / n_head, got " + std::to_string(c.d_model / c.n_head));
 }
 
-bool parse_pre_ln(const std::string& norm) {
-  if (norm == "pre") return true;
-  if (norm == "post") return false;
-  throw ConfigError("model: norm must be \"pre\" or \"post\", got \"" + norm + "\"");
-}
+static constexpr std::array<Named<NormPlacement>, 2> kNorms = {{{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
+
+NormPlacement parse_norm(const std::string& name) { return parse_named(kNorms, name, "norm"); }
+std::vector<std::string> norm_names() { return names_of(kNorms); }
 
 // A block validates its whole config when it is built (lessons build blocks directly), then keeps
 // the window it needs at forward time.

@@ -36,8 +36,11 @@ struct BlockConfig {
 // model calls d_model ("n_embd" for the GPT). The blocks' constructors call it too.
 void validate(const BlockConfig& c, const char* width = "d_model");
 
-// "pre" -> true, "post" -> false; anything else is a ConfigError listing both.
-bool parse_pre_ln(const std::string& norm);
+// Where a block's LayerNorms sit: "pre" (x + f(LN(x)), GPT-2) or "post" (LN(x + f(x)), Vaswani
+// et al.). Parsed from norm_names() (names.h); anything else is a ConfigError listing them.
+enum class NormPlacement { pre, post };
+NormPlacement parse_norm(const std::string& name);
+std::vector<std::string> norm_names();
 
 // The block settings that the GPT and the encoder-decoder Transformer share, read from their
 // configs' fields of the same names (n_head, d_ff, bias, dropout, activation, norm, ln_eps,
@@ -52,7 +55,7 @@ BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* w
   b.bias = m.bias;
   b.dropout = m.dropout;
   b.activation = parse_activation(m.activation);
-  b.pre_ln = parse_pre_ln(m.norm);
+  b.pre_ln = parse_norm(m.norm) == NormPlacement::pre;
   b.ln_eps = m.ln_eps;
   b.pos = parse_pos_encoding(m.pos_encoding);
   b.rope_base = m.rope_base;
