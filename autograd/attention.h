@@ -31,7 +31,9 @@ struct AttentionMask {
   Tensor key_padding;   // (B, S), nonzero = padding key, never attended; or undefined
 
   // The keys [first, end) that query t may see before key padding (end <= first: none).
-  struct KeyRange { int64_t first, end; };
+  struct KeyRange {
+    int64_t first, end;
+  };
   KeyRange visible_keys(int64_t t, int64_t T, int64_t S) const {
     const int64_t position = S - T + t;
     return {window > 0 ? std::max<int64_t>(0, position - window + 1) : 0, causal ? position + 1 : S};
@@ -61,8 +63,8 @@ struct AttentionOptions : AttentionMask {
 
 // q (B, H, T, D), k and v (B, H, S, D) -> (B, H, T, D). When `weights` is given, it receives
 // the attention probabilities P (B, H, T, S) of this call (no graph).
-Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                 const AttentionOptions& options = {}, Tensor* weights = nullptr);
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {},
+                 Tensor* weights = nullptr);
 
 // Self-attention straight from a fused QKV projection: qkv (B, T, 3C) holds q, k, v side by
 // side, each C = H * D wide with heads in order (nanoGPT's c_attn layout) -> (B, T, C), the heads

@@ -25,8 +25,8 @@ std::string GradcheckResult::describe() const {
                   static_cast<long long>(checked));
     return buf;
   }
-  std::string where = "input " + std::to_string(worst_input) + " at " + shape_str(worst_index) +
-                      ", output " + shape_str(worst_output);
+  std::string where =
+      "input " + std::to_string(worst_input) + " at " + shape_str(worst_index) + ", output " + shape_str(worst_output);
   if (ok) {
     std::snprintf(buf, sizeof buf,
                   "ok: %lld Jacobian entries within tolerance; worst at %s: analytic %.9g, "
@@ -42,8 +42,8 @@ std::string GradcheckResult::describe() const {
   return buf;
 }
 
-GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-                          std::vector<Tensor> inputs, GradcheckOptions opt) {
+GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
+                          GradcheckOptions opt) {
   std::vector<size_t> checked_inputs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];

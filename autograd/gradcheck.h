@@ -26,13 +26,13 @@ struct GradcheckOptions {
 // tolerance, on success as well as on failure.
 struct GradcheckResult {
   bool ok = true;
-  int64_t checked = 0;            // Jacobian entries compared
-  int64_t worst_input = -1;       // which input (position in the inputs vector)
-  Shape worst_index;              // its element, e.g. (1, 2)
-  Shape worst_output;             // the output element, e.g. (0, 3); () for a scalar output
-  double analytic = 0.0;          // d out[worst_output] / d input[worst_index] from backward()
-  double numeric = 0.0;           // ... from central differences
-  double worst_ratio = 0.0;       // |analytic - numeric| / (atol + rtol |numeric|); > 1 fails
+  int64_t checked = 0;       // Jacobian entries compared
+  int64_t worst_input = -1;  // which input (position in the inputs vector)
+  Shape worst_index;         // its element, e.g. (1, 2)
+  Shape worst_output;        // the output element, e.g. (0, 3); () for a scalar output
+  double analytic = 0.0;     // d out[worst_output] / d input[worst_index] from backward()
+  double numeric = 0.0;      // ... from central differences
+  double worst_ratio = 0.0;  // |analytic - numeric| / (atol + rtol |numeric|); > 1 fails
   // One line, e.g. "FAIL: input 1 at (0, 2), output (1): analytic 0.5 vs numeric 0.25 ...".
   std::string describe() const;
 };
@@ -42,8 +42,8 @@ struct GradcheckResult {
 // deterministic (reseed any Generator inside f); it may return a tensor of any shape.
 // The inputs' values are perturbed in place during the check and restored exactly afterwards;
 // their .grad is left undefined.
-GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-                          std::vector<Tensor> inputs, GradcheckOptions options = {});
+GradcheckResult gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, std::vector<Tensor> inputs,
+                          GradcheckOptions options = {});
 
 // One named gradient check, e.g. {"broadcast", "mul (2,1,4)*(3,1)", ...}. Used by the tests
 // (one test per case) and by the CLI's `scratchformer gradcheck`.

@@ -29,8 +29,8 @@ Tensor make_input(const In& spec, Generator& gen) {
   for (int64_t k = 0, n = t.numel(); k < n; ++k) {
     double u = gen.uniform();
     switch (spec.init) {
-      case Init::any: p[k] = 2 * u - 1; break;                  // [-1, 1)
-      case Init::positive: p[k] = 0.5 + 1.5 * u; break;         // [0.5, 2)
+      case Init::any: p[k] = 2 * u - 1; break;           // [-1, 1)
+      case Init::positive: p[k] = 0.5 + 1.5 * u; break;  // [0.5, 2)
       case Init::away: p[k] = (u < 0.5 ? -1 : 1) * (0.2 + 1.6 * std::fabs(u - 0.5)); break;
     }
   }
@@ -41,8 +41,7 @@ struct Registry {
   std::vector<GradcheckCase> cases;
   uint64_t seed = 1;
 
-  void add(const std::string& group, const std::string& name, std::vector<In> specs, Fn f,
-           GradcheckOptions opt = {}) {
+  void add(const std::string& group, const std::string& name, std::vector<In> specs, Fn f, GradcheckOptions opt = {}) {
     uint64_t s = seed++;
     cases.push_back({group, name, [specs, f, opt, s]() {
                        Generator gen(1000 + s);
@@ -73,8 +72,7 @@ void elementwise(Registry& r) {
   r.add("elementwise", "sigmoid", {{s}}, [](const Inputs& x) { return sigmoid(x[0]); });
   r.add("elementwise", "relu", {{s, Init::away}}, [](const Inputs& x) { return relu(x[0]); });
   r.add("elementwise", "gelu erf", {{{3, 4}}}, [](const Inputs& x) { return gelu(x[0] * 3.0); });
-  r.add("elementwise", "gelu tanh", {{{3, 4}}},
-        [](const Inputs& x) { return gelu(x[0] * 3.0, GeluApprox::tanh); });
+  r.add("elementwise", "gelu tanh", {{{3, 4}}}, [](const Inputs& x) { return gelu(x[0] * 3.0, GeluApprox::tanh); });
   r.add("elementwise", "scalar operators 2.5*x + 1 - x/4", {{s}},
         [](const Inputs& x) { return 2.5 * x[0] + 1.0 - x[0] / 4.0; });
   r.add("elementwise", "scalar operators 1/x and 3-x", {{s, Init::positive}},
@@ -83,21 +81,27 @@ void elementwise(Registry& r) {
   // this one case steps by eps = 1e-2 (the map is linear: a larger step adds no truncation error).
   GradcheckOptions cast_opt;
   cast_opt.eps = 1e-2;
-  r.add("elementwise", "to float32 and back", {{s}},
-        [](const Inputs& x) { return (x[0].to(DType::f32) * 3.0).to(DType::f64); }, cast_opt);
+  r.add(
+      "elementwise", "to float32 and back", {{s}},
+      [](const Inputs& x) { return (x[0].to(DType::f32) * 3.0).to(DType::f64); }, cast_opt);
 }
 
 void broadcasting(Registry& r) {
-  struct Op { const char* name; BinaryOp f; };
+  struct Op {
+    const char* name;
+    BinaryOp f;
+  };
   const Op ops[] = {{"add", add}, {"sub", sub}, {"mul", mul}, {"div", div}};
-  struct Pattern { Shape a, b; };
+  struct Pattern {
+    Shape a, b;
+  };
   const Pattern patterns[] = {{{2, 3}, {3}}, {{3}, {2, 3}}, {{2, 1, 4}, {3, 1}},
-                              {{2, 3}, {}}, {{}, {2, 3}}, {{2, 3, 1}, {1, 1, 4}}};
+                              {{2, 3}, {}},  {{}, {2, 3}},  {{2, 3, 1}, {1, 1, 4}}};
   for (const Op& op : ops)
     for (const Pattern& p : patterns) {
       Init init_b = op.f == div ? Init::positive : Init::any;  // keep denominators off zero
-      r.add("broadcast", std::string(op.name) + " " + shape_str(p.a) + " " + shape_str(p.b),
-            {{p.a}, {p.b, init_b}}, [f = op.f](const Inputs& x) { return f(x[0], x[1]); });
+      r.add("broadcast", std::string(op.name) + " " + shape_str(p.a) + " " + shape_str(p.b), {{p.a}, {p.b, init_b}},
+            [f = op.f](const Inputs& x) { return f(x[0], x[1]); });
     }
 }
 
@@ -107,8 +111,7 @@ void repeated(Registry& r) {
   r.add("repeated input", "x / x + x * x * x", {{{2, 3}, Init::positive}},
         [](const Inputs& x) { return x[0] / x[0] + x[0] * x[0] * x[0]; });
   r.add("repeated input", "matmul(x, x)", {{{3, 3}}}, [](const Inputs& x) { return matmul(x[0], x[0]); });
-  r.add("repeated input", "matmul(x, x^T)", {{{3, 4}}},
-        [](const Inputs& x) { return matmul_bt(x[0], x[0]); });
+  r.add("repeated input", "matmul(x, x^T)", {{{3, 4}}}, [](const Inputs& x) { return matmul_bt(x[0], x[0]); });
   r.add("repeated input", "sum(x) * x", {{{2, 3}}}, [](const Inputs& x) { return sum(x[0]) * x[0]; });
   r.add("repeated input", "concat(x, x)", {{{2, 3}}}, [](const Inputs& x) { return concat({x[0], x[0]}, 1); });
   r.add("repeated input", "linear(x, x) with x as input and weight", {{{3, 3}}},
@@ -147,13 +150,15 @@ void shapes(Registry& r) {
   // reshape shares the input's buffer: multiply afterwards so the output is a fresh tensor too.
   r.add("shape", "reshape (2,3,4) -> (4,-1)", {{s}}, [](const Inputs& x) { return reshape(x[0], {4, -1}); });
   r.add("shape", "reshape -> (-1) then * 2", {{s}}, [](const Inputs& x) { return reshape(x[0], {-1}) * 2.0; });
-  r.add("shape", "reshape (6,4) then (2,12)", {{s}},
-        [](const Inputs& x) { return reshape(reshape(x[0], {6, 4}) * 2.0, {2, 12}); });
+  r.add("shape", "reshape (6,4) then (2,12)", {{s}}, [](const Inputs& x) {
+    return reshape(reshape(x[0], {6, 4}) * 2.0, {2, 12});
+  });
   r.add("shape", "transpose(0, 2)", {{s}}, [](const Inputs& x) { return transpose(x[0], 0, 2); });
   r.add("shape", "transpose(-1, -2)", {{s}}, [](const Inputs& x) { return transpose(x[0], -1, -2); });
   r.add("shape", "permute (2,0,1)", {{s}}, [](const Inputs& x) { return permute(x[0], {2, 0, 1}); });
-  r.add("shape", "permute (1,0,3,2) of (2,3,4,1)", {{{2, 3, 4, 1}}},
-        [](const Inputs& x) { return permute(x[0], {1, 0, 3, 2}); });
+  r.add("shape", "permute (1,0,3,2) of (2,3,4,1)", {{{2, 3, 4, 1}}}, [](const Inputs& x) {
+    return permute(x[0], {1, 0, 3, 2});
+  });
   r.add("shape", "slice axis 1 [0:5:2]", {{{2, 5, 3}}}, [](const Inputs& x) { return slice(x[0], 1, 0, 5, 2); });
   r.add("shape", "slice axis -1 [-4:-1]", {{{2, 5}}}, [](const Inputs& x) { return slice(x[0], -1, -4, -1); });
   r.add("shape", "slice axis 0 [1:100:3] (end clamped)", {{{7, 2}}},
@@ -164,10 +169,13 @@ void shapes(Registry& r) {
     a[axis] = 1;
     b[axis] = 3;
     r.add("shape", "concat axis " + std::to_string(axis) + " " + shape_str(a) + " " + shape_str(b) + " " + shape_str(s),
-          {{a}, {b}, {s}}, [axis](const Inputs& x) { return concat({x[0], x[1], x[2]}, axis); });
+          {{a}, {b}, {s}}, [axis](const Inputs& x) {
+            return concat({x[0], x[1], x[2]}, axis);
+          });
   }
-  r.add("shape", "concat axis -1 of two", {{{3, 2}}, {{3, 1}}},
-        [](const Inputs& x) { return concat({x[0], x[1]}, -1); });
+  r.add("shape", "concat axis -1 of two", {{{3, 2}}, {{3, 1}}}, [](const Inputs& x) {
+    return concat({x[0], x[1]}, -1);
+  });
 }
 
 void matmuls(Registry& r) {
@@ -176,11 +184,14 @@ void matmuls(Registry& r) {
     for (bool tb : {false, true}) {
       std::string flags = std::string(" trans_a=") + (ta ? "1" : "0") + " trans_b=" + (tb ? "1" : "0");
       Shape a = ta ? Shape{4, 3} : Shape{3, 4}, b = tb ? Shape{5, 4} : Shape{4, 5};
-      r.add("matmul", "2-D" + flags, {{a}, {b}}, [ta, tb](const Inputs& x) { return matmul(x[0], x[1], Transposed{ta, tb}); });
+      r.add("matmul", "2-D" + flags, {{a}, {b}}, [ta, tb](const Inputs& x) {
+        return matmul(x[0], x[1], Transposed{ta, tb});
+      });
       // broadcast batch dims: (2,1) with (3) -> (2,3)
       Shape ba = ta ? Shape{2, 1, 4, 3} : Shape{2, 1, 3, 4}, bb = tb ? Shape{3, 5, 4} : Shape{3, 4, 5};
-      r.add("matmul", "batched (2,1)x(3) broadcast" + flags, {{ba}, {bb}},
-            [ta, tb](const Inputs& x) { return matmul(x[0], x[1], Transposed{ta, tb}); });
+      r.add("matmul", "batched (2,1)x(3) broadcast" + flags, {{ba}, {bb}}, [ta, tb](const Inputs& x) {
+        return matmul(x[0], x[1], Transposed{ta, tb});
+      });
     }
   r.add("matmul", "batched (2,3,4) @ (2,4,5)", {{{2, 3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
@@ -210,8 +221,8 @@ void nn_ops(Registry& r) {
           [axis](const Inputs& x) { return log_softmax(x[0] * 2.0, axis); });
   }
   r.add("nn", "masked_fill mask (2,3,4)", {{s}}, [](const Inputs& x) {
-    Tensor mask = Tensor::from_vector({1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0,
-                                       0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1}, {2, 3, 4}, DType::f64);
+    Tensor mask = Tensor::from_vector({1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1},
+                                      {2, 3, 4}, DType::f64);
     return masked_fill(x[0], mask, -5.0);
   });
   r.add("nn", "masked_fill broadcast mask (3,1)", {{s}}, [](const Inputs& x) {
@@ -254,7 +265,8 @@ void nn_ops(Registry& r) {
   const Shape ln{2, 3, 5};
   r.add("nn", "layer_norm with weight and bias", {{ln}, {{5}}, {{5}}},
         [](const Inputs& x) { return layer_norm(x[0], x[1], x[2]); });
-  r.add("nn", "layer_norm weight only", {{ln}, {{5}}}, [](const Inputs& x) { return layer_norm(x[0], x[1], Tensor()); });
+  r.add("nn", "layer_norm weight only", {{ln}, {{5}}},
+        [](const Inputs& x) { return layer_norm(x[0], x[1], Tensor()); });
   r.add("nn", "layer_norm bias only", {{ln}, {{5}}}, [](const Inputs& x) { return layer_norm(x[0], Tensor(), x[1]); });
   r.add("nn", "layer_norm no parameters, 2-D", {{{4, 6}}},
         [](const Inputs& x) { return layer_norm(x[0], Tensor(), Tensor()); });
@@ -290,8 +302,8 @@ void attention_ops(Registry& r, AttentionKernel kernel) {
   r.add("attention", tag + "sliding window 2 without causal", {{q}, {kv5}, {kv5}}, attn(window_only));
   // T > 64: causal attention works in blocks (stored) or tiles (tiled) of 64 query rows; 66 rows
   // make two, and S = 68 keys make two key tiles.
-  r.add("attention", tag + "causal, T=66 < S=68 (two row blocks)",
-        {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}}, attn(causal));
+  r.add("attention", tag + "causal, T=66 < S=68 (two row blocks)", {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}},
+        attn(causal));
   r.add("attention", tag + "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
   r.add("attention", tag + "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
   r.add("attention", tag + "ALiBi-shaped bias (1, H, T, S), causal", {{q}, {kv}, {kv}}, attn(alibi));

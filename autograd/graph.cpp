@@ -62,8 +62,8 @@ Node::~Node() {
 
 Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward) {
   if (g_anomaly && !all_finite(out))
-    throw NumericalError(std::string("anomaly: forward of '") + op + "' with inputs " +
-                         shapes_of(inputs) + " produced NaN or Inf");
+    throw NumericalError(std::string("anomaly: forward of '") + op + "' with inputs " + shapes_of(inputs) +
+                         " produced NaN or Inf");
   if (!grad_enabled()) return out;
   bool needs_grad = false;
   for (const Tensor& t : inputs) needs_grad = needs_grad || (t.defined() && t.requires_grad());
@@ -80,9 +80,8 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
 void accumulate_grad(const Tensor& t, Tensor g) {
   if (!t.defined() || !t.requires_grad()) return;
   if (g.shape() != t.shape() || g.dtype() != t.dtype())
-    throw ShapeError("backward: gradient of shape " + shape_str(g.shape()) + " " +
-                     dtype_name(g.dtype()) + " for a tensor of shape " + shape_str(t.shape()) + " " +
-                     dtype_name(t.dtype()));
+    throw ShapeError("backward: gradient of shape " + shape_str(g.shape()) + " " + dtype_name(g.dtype()) +
+                     " for a tensor of shape " + shape_str(t.shape()) + " " + dtype_name(t.dtype()));
   TensorImpl* impl = t.impl();
   if (!impl->grad) {
     // First contribution: take g itself when nobody else can see it, else a private copy.
@@ -131,8 +130,7 @@ std::vector<Tensor> topological_order(const Tensor& root) {
 }
 
 void Tensor::backward(const Tensor& grad, bool retain_graph) const {
-  if (!requires_grad())
-    throw Error("backward: this tensor does not require grad (no input had requires_grad set)");
+  if (!requires_grad()) throw Error("backward: this tensor does not require grad (no input had requires_grad set)");
   Tensor seed = grad;
   if (!seed.defined()) {
     if (numel() != 1)
@@ -140,8 +138,8 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
                        " is not a scalar; pass a gradient of the same shape");
     seed = Tensor::ones(shape(), dtype());
   } else if (seed.shape() != shape()) {
-    throw ShapeError("backward: gradient of shape " + shape_str(seed.shape()) +
-                     " for an output of shape " + shape_str(shape()));
+    throw ShapeError("backward: gradient of shape " + shape_str(seed.shape()) + " for an output of shape " +
+                     shape_str(shape()));
   }
   std::vector<Tensor> order = topological_order(*this);
   NoGradGuard no_grad;  // backward closures build no graph of their own
@@ -158,8 +156,8 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
       if (g_anomaly)
         for (const Tensor& input : node->inputs)
           if (input.defined() && input.impl()->grad && !all_finite(input.grad()))
-            throw NumericalError("anomaly: backward of '" + node->op + "' with inputs " +
-                                 shapes_of(node->inputs) + " produced NaN or Inf");
+            throw NumericalError("anomaly: backward of '" + node->op + "' with inputs " + shapes_of(node->inputs) +
+                                 " produced NaN or Inf");
     }
     if (!t->retains_grad) t->grad.reset();  // non-leaf gradients are temporary
     if (!retain_graph) {
@@ -183,11 +181,10 @@ std::string to_dot(const Tensor& root) {
     std::string label = t.name().empty() ? "" : t.name() + "\\n";
     label += shape_str(t.shape());
     const char* fill = t.is_leaf() ? (t.requires_grad() ? "lightblue" : "lightgray") : "white";
-    os << "  t" << i << " [shape=box, style=filled, fillcolor=" << fill << ", label=\"" << label
-       << "\"];\n";
+    os << "  t" << i << " [shape=box, style=filled, fillcolor=" << fill << ", label=\"" << label << "\"];\n";
     if (Node* node = t.grad_fn().get()) {
-      os << "  op" << i << " [shape=ellipse, label=\"" << node->op
-         << (node->freed ? "\\n(freed by backward)" : "") << "\"];\n";
+      os << "  op" << i << " [shape=ellipse, label=\"" << node->op << (node->freed ? "\\n(freed by backward)" : "")
+         << "\"];\n";
       os << "  op" << i << " -> t" << i << ";\n";
       for (const Tensor& input : node->inputs)
         if (input.defined()) os << "  t" << id.at(input.impl()) << " -> op" << i << ";\n";

@@ -46,7 +46,7 @@ Tensor operator/(double s, const Tensor& a);
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
 // ---- reductions (ops_reduce.cpp) ----
-Tensor sum(const Tensor& a);                                   // all elements -> shape ()
+Tensor sum(const Tensor& a);  // all elements -> shape ()
 Tensor sum(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim = false);
 Tensor mean(const Tensor& a);
 Tensor mean(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim = false);

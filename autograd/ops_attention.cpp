@@ -38,10 +38,10 @@ namespace sf {
 namespace {
 
 using kernels::bhtd_layout;
-using kernels::HeadLayout;
-using kernels::packed_layout;
 using kernels::head_gemm;
 using kernels::head_gemm_bt;
+using kernels::HeadLayout;
+using kernels::packed_layout;
 
 struct AttentionShape {
   int64_t B, H, T, S, D;
@@ -72,9 +72,9 @@ bool use_small_gemm(const AttentionShape& a) { return kernels::use_small_gemm(a.
 // Forward for every (b, h): P = softmax(mask(scale Q K^T + bias)) into probs (B, H, T, S), out = P V.
 // Per row block only the visible keys are computed; the rest of each row of P is set to 0.
 template <class Tp>
-void attention_forward(const AttentionShape& a, const AttentionOptions& opt, const Tp* q, HeadLayout lq,
-                       const Tp* k, HeadLayout lk, const Tp* v, HeadLayout lv, Tp* out, HeadLayout lo,
-                       Tp* probs, const Tp* bias, const std::array<int64_t, 4>& bs, const Tp* pad) {
+void attention_forward(const AttentionShape& a, const AttentionOptions& opt, const Tp* q, HeadLayout lq, const Tp* k,
+                       HeadLayout lk, const Tp* v, HeadLayout lv, Tp* out, HeadLayout lo, Tp* probs, const Tp* bias,
+                       const std::array<int64_t, 4>& bs, const Tp* pad) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const bool small = use_small_gemm(a);
@@ -116,9 +116,8 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
 // first: the last one sees every key, so it writes all of dV and dK (beta 0) and the others add
 // to the rows of the keys they see (beta 1).
 template <class Tp>
-void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, const Tp* k, HeadLayout lk,
-                        const Tp* v, HeadLayout lv, const Tp* probs, const Tp* dout, HeadLayout lo, Tp* dq,
-                        Tp* dk, Tp* dv) {
+void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, const Tp* k, HeadLayout lk, const Tp* v,
+                        HeadLayout lv, const Tp* probs, const Tp* dout, HeadLayout lo, Tp* dq, Tp* dk, Tp* dv) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
   const int64_t blocks = row_block_count(a);
   const int64_t max_rows = a.causal ? std::min(T, kCausalBlockRows) : T;
@@ -140,9 +139,9 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
         const Tp* p = probs + (bh * T + blk.r0) * S;
         const Tp* go = dout + lo.at(b, h) + blk.r0 * lo.ld;
         const Tp* qb = qh + blk.r0 * lq.ld;
-        head_gemm(small, true, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);                 // dV
+        head_gemm(small, true, n, D, rows, Tp(1), p, S, go, lo.ld, beta, dvh, lv.ld);              // dV
         head_gemm_bt(small, rows, n, D, Tp(1), go, lo.ld, vh, lv.ld, vt.data(), S, Tp(0), ds, n);  // dP
-        for (int64_t t = 0; t < rows; ++t) {  // dS, in place
+        for (int64_t t = 0; t < rows; ++t) {                                                       // dS, in place
           Tp* row = ds + t * n;
           const Tp* pr = p + t * S;
           const Tp total = simd::dot(row, pr, n);
@@ -169,19 +168,21 @@ struct MaskInputs {
     if (opt.key_padding.defined()) pad = opt.key_padding.to(dtype).detach();
   }
   template <class Tp>
-  const Tp* bias_ptr() const { return bias.defined() ? bias.data<Tp>() : nullptr; }
+  const Tp* bias_ptr() const {
+    return bias.defined() ? bias.data<Tp>() : nullptr;
+  }
   template <class Tp>
-  const Tp* pad_ptr() const { return pad.defined() ? pad.data<Tp>() : nullptr; }
+  const Tp* pad_ptr() const {
+    return pad.defined() ? pad.data<Tp>() : nullptr;
+  }
 };
 
-void check_options(const AttentionOptions& opt, int64_t B, int64_t H, int64_t T, int64_t S,
-                   const std::string& shapes) {
+void check_options(const AttentionOptions& opt, int64_t B, int64_t H, int64_t T, int64_t S, const std::string& shapes) {
   auto fail = [&](const std::string& why) { throw ShapeError("attention: " + why + " (" + shapes + ")"); };
   if (opt.causal && T > S) fail("causal attention needs T <= S");
   if (opt.key_padding.defined() && opt.key_padding.shape() != Shape{B, S})
     fail("key_padding must be (B, S) = " + shape_str({B, S}) + ", got " + shape_str(opt.key_padding.shape()));
-  if (opt.bias.defined() &&
-      broadcast_shapes(opt.bias.shape(), {B, H, T, S}, "attention") != Shape{B, H, T, S})
+  if (opt.bias.defined() && broadcast_shapes(opt.bias.shape(), {B, H, T, S}, "attention") != Shape{B, H, T, S})
     fail("bias " + shape_str(opt.bias.shape()) + " does not broadcast to (B, H, T, S)");
   if (opt.window < 0) fail("window must be >= 0");
 }
@@ -217,7 +218,7 @@ Tensor tiled_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
                        const AttentionMask& mask, const MaskInputs& masks) {
   const HeadLayout lq = bhtd_layout(a.H, a.T, a.D), lkv = bhtd_layout(a.H, a.S, a.D);
   Tensor ql = lowp_copy(q), kl = lowp_copy(k), vl = lowp_copy(v);  // low-precision matmul inputs
-  Tensor lse = Tensor::empty({a.B, a.H, a.T}, q.dtype());           // log-sum-exp per query row
+  Tensor lse = Tensor::empty({a.B, a.H, a.T}, q.dtype());          // log-sum-exp per query row
   Tensor out = Tensor::empty({a.B, a.H, a.T, a.D}, q.dtype());
   dispatch(q.dtype(), [&](auto tag) {
     using Tp = decltype(tag);
@@ -227,21 +228,22 @@ Tensor tiled_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   });
   out = lowp_round(out);
   const Tensor o = out.detach();  // O, for Delta = rowsum(dO * O)
-  return record(out, "attention_tiled", {q, k, v}, [q, k, v, ql, kl, vl, o, lse, a, mask, masks, lq, lkv](const Tensor& dout) {
-    Tensor dq = Tensor::empty(q.shape(), q.dtype());  // every element written by the kernel
-    Tensor dk = Tensor::empty(k.shape(), k.dtype());
-    Tensor dv = Tensor::empty(v.shape(), v.dtype());
-    Tensor g = lowp_copy(dout);
-    dispatch(q.dtype(), [&](auto tag) {
-      using Tp = decltype(tag);
-      kernels::tiled_attention_backward<Tp>(
-          tiled_problem<Tp>(a, mask, masks, ql.data<Tp>(), lq, kl.data<Tp>(), lkv, vl.data<Tp>(), lkv, lq),
-          o.data<Tp>(), lse.data<Tp>(), g.data<Tp>(), dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
-    });
-    accumulate_grad(q, lowp_round(std::move(dq)));
-    accumulate_grad(k, lowp_round(std::move(dk)));
-    accumulate_grad(v, lowp_round(std::move(dv)));
-  });
+  return record(
+      out, "attention_tiled", {q, k, v}, [q, k, v, ql, kl, vl, o, lse, a, mask, masks, lq, lkv](const Tensor& dout) {
+        Tensor dq = Tensor::empty(q.shape(), q.dtype());  // every element written by the kernel
+        Tensor dk = Tensor::empty(k.shape(), k.dtype());
+        Tensor dv = Tensor::empty(v.shape(), v.dtype());
+        Tensor g = lowp_copy(dout);
+        dispatch(q.dtype(), [&](auto tag) {
+          using Tp = decltype(tag);
+          kernels::tiled_attention_backward<Tp>(
+              tiled_problem<Tp>(a, mask, masks, ql.data<Tp>(), lq, kl.data<Tp>(), lkv, vl.data<Tp>(), lkv, lq),
+              o.data<Tp>(), lse.data<Tp>(), g.data<Tp>(), dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
+        });
+        accumulate_grad(q, lowp_round(std::move(dq)));
+        accumulate_grad(k, lowp_round(std::move(dk)));
+        accumulate_grad(v, lowp_round(std::move(dv)));
+      });
 }
 
 // attention_packed() on the tiled kernel: keeps qkv, the output and lse (B, H, T) for backward.
@@ -261,19 +263,20 @@ Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const 
   });
   out = lowp_round(out);
   const Tensor o = out.detach();
-  return record(out, "attention_packed_tiled", {qkv}, [qkv, x, o, lse, a, mask, masks, lin, lout, C](const Tensor& dout) {
-    Tensor dqkv = Tensor::empty(qkv.shape(), qkv.dtype());  // every element written by the kernel
-    Tensor g = lowp_copy(dout);
-    dispatch(qkv.dtype(), [&](auto tag) {
-      using Tp = decltype(tag);
-      const Tp* base = x.data<Tp>();
-      Tp* d = dqkv.data<Tp>();
-      kernels::tiled_attention_backward<Tp>(
-          tiled_problem<Tp>(a, mask, masks, base, lin, base + C, lin, base + 2 * C, lin, lout), o.data<Tp>(),
-          lse.data<Tp>(), g.data<Tp>(), d, d + C, d + 2 * C);
-    });
-    accumulate_grad(qkv, lowp_round(std::move(dqkv)));
-  });
+  return record(out, "attention_packed_tiled", {qkv},
+                [qkv, x, o, lse, a, mask, masks, lin, lout, C](const Tensor& dout) {
+                  Tensor dqkv = Tensor::empty(qkv.shape(), qkv.dtype());  // every element written by the kernel
+                  Tensor g = lowp_copy(dout);
+                  dispatch(qkv.dtype(), [&](auto tag) {
+                    using Tp = decltype(tag);
+                    const Tp* base = x.data<Tp>();
+                    Tp* d = dqkv.data<Tp>();
+                    kernels::tiled_attention_backward<Tp>(
+                        tiled_problem<Tp>(a, mask, masks, base, lin, base + C, lin, base + 2 * C, lin, lout),
+                        o.data<Tp>(), lse.data<Tp>(), g.data<Tp>(), d, d + C, d + 2 * C);
+                  });
+                  accumulate_grad(qkv, lowp_round(std::move(dqkv)));
+                });
 }
 
 }  // namespace
@@ -305,10 +308,9 @@ AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D) {
   return T * S >= kTiledFromEntries ? AttentionKernel::tiled : AttentionKernel::stored;
 }
 
-Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt,
-                 Tensor* weights) {
-  const std::string shapes = "q " + shape_str(q.shape()) + ", k " + shape_str(k.shape()) + ", v " +
-                             shape_str(v.shape());
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt, Tensor* weights) {
+  const std::string shapes =
+      "q " + shape_str(q.shape()) + ", k " + shape_str(k.shape()) + ", v " + shape_str(v.shape());
   auto fail = [&](const std::string& why) { throw ShapeError("attention: " + why + " (" + shapes + ")"); };
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) fail("q, k, v must be (B, H, T, D)");
   if (k.shape() != v.shape()) fail("k and v must have the same shape");
@@ -320,7 +322,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
   if (runs_tiled(opt, a, weights)) return tiled_attention(q, k, v, a, opt, MaskInputs(opt, a, q.dtype()));
   const HeadLayout lq = bhtd_layout(a.H, a.T, a.D), lkv = bhtd_layout(a.H, a.S, a.D);
   Tensor ql = lowp_copy(q), kl = lowp_copy(k), vl = lowp_copy(v);  // low-precision matmul inputs
-  Tensor probs = Tensor::empty({a.B, a.H, a.T, a.S}, q.dtype());    // P, kept for backward
+  Tensor probs = Tensor::empty({a.B, a.H, a.T, a.S}, q.dtype());   // P, kept for backward
   Tensor out = Tensor::empty({a.B, a.H, a.T, a.D}, q.dtype());
   MaskInputs masks(opt, a, q.dtype());
   dispatch(q.dtype(), [&](auto tag) {
@@ -337,8 +339,8 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
     Tensor g = lowp_copy(dout);
     dispatch(q.dtype(), [&](auto tag) {
       using Tp = decltype(tag);
-      attention_backward<Tp>(a, q.data<Tp>(), lq, k.data<Tp>(), lkv, v.data<Tp>(), lkv, probs.data<Tp>(),
-                             g.data<Tp>(), lq, dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
+      attention_backward<Tp>(a, q.data<Tp>(), lq, k.data<Tp>(), lkv, v.data<Tp>(), lkv, probs.data<Tp>(), g.data<Tp>(),
+                             lq, dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
     });
     accumulate_grad(q, lowp_round(std::move(dq)));
     accumulate_grad(k, lowp_round(std::move(dk)));
@@ -348,8 +350,8 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
 
 Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOptions& opt, Tensor* weights) {
   if (qkv.dim() != 3 || n_head <= 0 || qkv.size(2) % (3 * n_head) != 0)
-    throw ShapeError("attention_packed: qkv must be (B, T, 3 * H * D) with H = " + std::to_string(n_head) +
-                     ", got " + shape_str(qkv.shape()));
+    throw ShapeError("attention_packed: qkv must be (B, T, 3 * H * D) with H = " + std::to_string(n_head) + ", got " +
+                     shape_str(qkv.shape()));
   const int64_t B = qkv.size(0), T = qkv.size(1), C = qkv.size(2) / 3, D = C / n_head;
   const AttentionShape a{B, n_head, T, T, D, scale_of(opt, D), opt.causal};
   check_options(opt, B, n_head, T, T, "qkv " + shape_str(qkv.shape()));
@@ -362,8 +364,8 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
   dispatch(qkv.dtype(), [&](auto tag) {
     using Tp = decltype(tag);
     const Tp* base = x.data<Tp>();
-    attention_forward<Tp>(a, opt, base, lin, base + C, lin, base + 2 * C, lin, out.data<Tp>(), lout,
-                          probs.data<Tp>(), masks.bias_ptr<Tp>(), masks.bias_strides, masks.pad_ptr<Tp>());
+    attention_forward<Tp>(a, opt, base, lin, base + C, lin, base + 2 * C, lin, out.data<Tp>(), lout, probs.data<Tp>(),
+                          masks.bias_ptr<Tp>(), masks.bias_strides, masks.pad_ptr<Tp>());
   });
   if (weights) *weights = probs.detach();
   out = lowp_round(out);
@@ -374,8 +376,8 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
       using Tp = decltype(tag);
       const Tp* base = x.data<Tp>();
       Tp* d = dqkv.data<Tp>();
-      attention_backward<Tp>(a, base, lin, base + C, lin, base + 2 * C, lin, probs.data<Tp>(), g.data<Tp>(), lout,
-                             d, d + C, d + 2 * C);
+      attention_backward<Tp>(a, base, lin, base + C, lin, base + 2 * C, lin, probs.data<Tp>(), g.data<Tp>(), lout, d,
+                             d + C, d + 2 * C);
     });
     accumulate_grad(qkv, lowp_round(std::move(dqkv)));
   });

@@ -13,9 +13,8 @@ namespace sf {
 
 void kernels::check_same_dtype(const Tensor& a, const Tensor& b, const char* op) {
   if (a.dtype() != b.dtype())
-    throw ShapeError(std::string(op) + ": dtype mismatch, " + dtype_name(a.dtype()) + " " +
-                     shape_str(a.shape()) + " vs " + dtype_name(b.dtype()) + " " +
-                     shape_str(b.shape()));
+    throw ShapeError(std::string(op) + ": dtype mismatch, " + dtype_name(a.dtype()) + " " + shape_str(a.shape()) +
+                     " vs " + dtype_name(b.dtype()) + " " + shape_str(b.shape()));
 }
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
@@ -120,8 +119,8 @@ Tensor pow(const Tensor& a, double p) {
   Tensor out = kernels::map(a, [p](auto x) { return static_cast<decltype(x)>(std::pow(x, p)); });
   return record(out, "pow", {a}, [a, p](const Tensor& dout) {
     accumulate_grad(a, kernels::map2(dout, a, [p](auto g, auto v) {
-      return static_cast<decltype(v)>(g * p * std::pow(v, p - 1));
-    }));
+                      return static_cast<decltype(v)>(g * p * std::pow(v, p - 1));
+                    }));
   });
 }
 
@@ -208,7 +207,8 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
       const T* x = a.data<T>();
       T* d = da.data<T>();
       parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
-        simd::map2(g + i0, x + i0, d + i0, i1 - i0, [tanh_form](auto gv, auto xv) { return gv * gelu_grad(xv, tanh_form); });
+        simd::map2(g + i0, x + i0, d + i0, i1 - i0,
+                   [tanh_form](auto gv, auto xv) { return gv * gelu_grad(xv, tanh_form); });
       });
     });
     accumulate_grad(a, lowp_round(std::move(da)));

@@ -31,18 +31,18 @@ Tensor matmul(const Tensor& a, const Tensor& b, Transposed t) {
   const bool ta = t.a, tb = t.b;
   kernels::check_same_dtype(a, b, "matmul");
   if (a.dim() < 2 || b.dim() < 2)
-    throw ShapeError("matmul: both operands need at least 2 dimensions, got " + shape_str(a.shape()) +
-                     " and " + shape_str(b.shape()));
+    throw ShapeError("matmul: both operands need at least 2 dimensions, got " + shape_str(a.shape()) + " and " +
+                     shape_str(b.shape()));
   int64_t M = ta ? a.size(-1) : a.size(-2), K = ta ? a.size(-2) : a.size(-1);
   int64_t Kb = tb ? b.size(-1) : b.size(-2), N = tb ? b.size(-2) : b.size(-1);
   if (K != Kb)
-    throw ShapeError("matmul: inner dimensions differ, " + shape_str(a.shape()) + (ta ? "^T" : "") +
-                     " @ " + shape_str(b.shape()) + (tb ? "^T" : "") + " (" + std::to_string(K) +
-                     " vs " + std::to_string(Kb) + ")");
+    throw ShapeError("matmul: inner dimensions differ, " + shape_str(a.shape()) + (ta ? "^T" : "") + " @ " +
+                     shape_str(b.shape()) + (tb ? "^T" : "") + " (" + std::to_string(K) + " vs " + std::to_string(Kb) +
+                     ")");
   Shape batch_a(a.shape().begin(), a.shape().end() - 2), batch_b(b.shape().begin(), b.shape().end() - 2);
   if (!broadcastable(batch_a, batch_b))
-    throw ShapeError("matmul: batch dimensions of " + shape_str(a.shape()) + " and " +
-                     shape_str(b.shape()) + " cannot be broadcast together");
+    throw ShapeError("matmul: batch dimensions of " + shape_str(a.shape()) + " and " + shape_str(b.shape()) +
+                     " cannot be broadcast together");
   Shape batch = broadcast_shapes(batch_a, batch_b, "matmul");
   Shape out_shape = batch;
   out_shape.push_back(M);
@@ -93,12 +93,11 @@ Tensor matmul_at(const Tensor& a, const Tensor& b) { return matmul(a, b, Transpo
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   kernels::check_same_dtype(x, weight, "linear");
   if (weight.dim() != 2 || x.dim() < 1 || x.size(-1) != weight.size(1))
-    throw ShapeError("linear: input " + shape_str(x.shape()) + " does not fit weight " +
-                     shape_str(weight.shape()) + " (expected (..., in) and (out, in))");
+    throw ShapeError("linear: input " + shape_str(x.shape()) + " does not fit weight " + shape_str(weight.shape()) +
+                     " (expected (..., in) and (out, in))");
   int64_t in = weight.size(1), out_features = weight.size(0), rows = x.numel() / std::max<int64_t>(in, 1);
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != out_features || bias.dtype() != x.dtype()))
-    throw ShapeError("linear: bias " + shape_str(bias.shape()) + " does not fit weight " +
-                     shape_str(weight.shape()));
+    throw ShapeError("linear: bias " + shape_str(bias.shape()) + " does not fit weight " + shape_str(weight.shape()));
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
   Tensor out = Tensor::empty(out_shape, x.dtype());
@@ -116,36 +115,37 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   });
   out = lowp_round(out);
   // Backward multiplies by the same rounded copies (autocast saves its casts for backward too).
-  return record(out, "linear", {x, weight, bias}, [x, weight, bias, xl, wl, rows, in, out_features](const Tensor& dout) {
-    Tensor g = lowp_copy(dout);
-    dispatch(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* dy = g.data<T>();
-      if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
-        Tensor dx = Tensor::empty(x.shape(), x.dtype());
-        gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
-        accumulate_grad(x, lowp_round(std::move(dx)));
-      }
-      if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
-        Tensor dw = leaf_grad(weight);
-        bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
-        if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
-        gemm(true, false, out_features, in, rows, dy, xl.data<T>(), dw.data<T>(), direct ? 1 : 0);
-        if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
-      }
-      if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
-        Tensor db = leaf_grad(bias);
-        bool direct = db.defined();
-        if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
-        T* d = db.data<T>();
-        parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
-          for (int64_t r = 0; r < rows; ++r)
-            for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
-        });
-        if (!direct) accumulate_grad(bias, std::move(db));
-      }
-    });
-  });
+  return record(out, "linear", {x, weight, bias},
+                [x, weight, bias, xl, wl, rows, in, out_features](const Tensor& dout) {
+                  Tensor g = lowp_copy(dout);
+                  dispatch(x.dtype(), [&](auto tag) {
+                    using T = decltype(tag);
+                    const T* dy = g.data<T>();
+                    if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
+                      Tensor dx = Tensor::empty(x.shape(), x.dtype());
+                      gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
+                      accumulate_grad(x, lowp_round(std::move(dx)));
+                    }
+                    if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
+                      Tensor dw = leaf_grad(weight);
+                      bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
+                      if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
+                      gemm(true, false, out_features, in, rows, dy, xl.data<T>(), dw.data<T>(), direct ? 1 : 0);
+                      if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
+                    }
+                    if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
+                      Tensor db = leaf_grad(bias);
+                      bool direct = db.defined();
+                      if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
+                      T* d = db.data<T>();
+                      parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
+                        for (int64_t r = 0; r < rows; ++r)
+                          for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
+                      });
+                      if (!direct) accumulate_grad(bias, std::move(db));
+                    }
+                  });
+                });
 }
 
 }  // namespace sf

@@ -17,9 +17,9 @@
 
 namespace sf {
 
-using kernels::Rows;
 using kernels::layer_norm_row;
 using kernels::layer_norm_row_backward;
+using kernels::Rows;
 using kernels::softmax_backward;
 using kernels::softmax_forward;
 
@@ -94,15 +94,16 @@ static void for_each_masked(const Tensor& a, const Tensor& mask, F f) {
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
   if (broadcast_shapes(a.shape(), mask.shape(), "masked_fill") != a.shape())
-    throw ShapeError("masked_fill: mask " + shape_str(mask.shape()) + " does not broadcast to " +
-                     shape_str(a.shape()));
+    throw ShapeError("masked_fill: mask " + shape_str(mask.shape()) + " does not broadcast to " + shape_str(a.shape()));
   Tensor m = mask.to(a.dtype()).detach();
   Tensor out = a.detach().clone();
   dispatch(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* mv = m.data<T>();
     T* y = out.data<T>();
-    for_each_masked(a, m, [&](int64_t i, int64_t k) { if (mv[k] != 0) y[i] = static_cast<T>(value); });
+    for_each_masked(a, m, [&](int64_t i, int64_t k) {
+      if (mv[k] != 0) y[i] = static_cast<T>(value);
+    });
   });
   return record(out, "masked_fill", {a}, [a, m](const Tensor& dout) {
     Tensor da = dout.clone();
@@ -110,7 +111,9 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
       using T = decltype(tag);
       const T* mv = m.data<T>();
       T* d = da.data<T>();
-      for_each_masked(a, m, [&](int64_t i, int64_t k) { if (mv[k] != 0) d[i] = 0; });
+      for_each_masked(a, m, [&](int64_t i, int64_t k) {
+        if (mv[k] != 0) d[i] = 0;
+      });
     });
     accumulate_grad(a, std::move(da));
   });
@@ -118,8 +121,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
 
 // ---- dropout ----
 Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
-  if (!(p >= 0.0 && p < 1.0))
-    throw ValueError("dropout: probability must be in [0, 1), got " + std::to_string(p));
+  if (!(p >= 0.0 && p < 1.0)) throw ValueError("dropout: probability must be in [0, 1), got " + std::to_string(p));
   if (!training || p == 0.0) return a;
   // keep[i] is 0 or 1/(1-p): the forward multiplies by it and so does the backward.
   Tensor keep = Tensor::empty(a.shape(), a.dtype());
@@ -137,13 +139,12 @@ Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
 
 // ---- embedding ----
 Tensor embedding(const Tensor& weight, const IntTensor& ids) {
-  if (weight.dim() != 2)
-    throw ShapeError("embedding: weight must be (V, C), got " + shape_str(weight.shape()));
+  if (weight.dim() != 2) throw ShapeError("embedding: weight must be (V, C), got " + shape_str(weight.shape()));
   int64_t V = weight.size(0), C = weight.size(1);
   for (int64_t i = 0; i < ids.numel(); ++i)
     if (ids[i] < 0 || ids[i] >= V)
-      throw ShapeError("embedding: token id " + std::to_string(ids[i]) + " at position " +
-                       std::to_string(i) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
+      throw ShapeError("embedding: token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                       " is outside the vocabulary [0, " + std::to_string(V) + ")");
   Shape out_shape = ids.shape;
   out_shape.push_back(C);  // (..., C)
   Tensor out = Tensor::empty(out_shape, weight.dtype());
@@ -151,8 +152,7 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
     using T = decltype(tag);
     const T* w = weight.data<T>();
     T* y = out.data<T>();
-    for (int64_t i = 0; i < ids.numel(); ++i)
-      std::copy(w + ids[i] * C, w + (ids[i] + 1) * C, y + i * C);
+    for (int64_t i = 0; i < ids.numel(); ++i) std::copy(w + ids[i] * C, w + (ids[i] + 1) * C, y + i * C);
   });
   return record(out, "embedding", {weight}, [weight, ids](const Tensor& dout) {
     // Scatter-add: a token that appears k times receives the sum of its k row gradients.
@@ -175,10 +175,8 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
 // Per row: loss = lse - (1-eps) x_t - (eps/V) sum_j x_j, with lse = log sum_j e^x_j.
 // d loss / d x_j = softmax_j - (1-eps) [j == t] - eps/V; the mean divides by the kept rows.
 // Only the logits and one log-sum-exp per row are kept for backward.
-Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_index,
-                     double label_smoothing) {
-  if (logits.dim() < 1)
-    throw ShapeError("cross_entropy: logits must be (..., V), got " + shape_str(logits.shape()));
+Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_index, double label_smoothing) {
+  if (logits.dim() < 1) throw ShapeError("cross_entropy: logits must be (..., V), got " + shape_str(logits.shape()));
   int64_t V = logits.size(-1), N = logits.numel() / std::max<int64_t>(V, 1);
   if (targets.numel() != N)
     throw ShapeError("cross_entropy: " + std::to_string(targets.numel()) + " targets for logits of shape " +
@@ -189,8 +187,8 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
   for (int64_t i = 0; i < N; ++i) {
     if (targets[i] == ignore_index) continue;
     if (targets[i] < 0 || targets[i] >= V)
-      throw ShapeError("cross_entropy: target " + std::to_string(targets[i]) + " at position " +
-                       std::to_string(i) + " is outside [0, " + std::to_string(V) + ")");
+      throw ShapeError("cross_entropy: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
+                       " is outside [0, " + std::to_string(V) + ")");
     ++kept;
   }
   auto lse = std::make_shared<std::vector<double>>(static_cast<size_t>(N));
@@ -262,7 +260,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     T* y = out.data<T>();
     T* st = stats.data<T>();
     parallel_for(N, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(C, 1)), [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) std::tie(st[2 * i], st[2 * i + 1]) = layer_norm_row(xv + i * C, y + i * C, C, w, b, eps);
+      for (int64_t i = i0; i < i1; ++i)
+        std::tie(st[2 * i], st[2 * i + 1]) = layer_norm_row(xv + i * C, y + i * C, C, w, b, eps);
     });
   });
   return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
@@ -270,8 +269,12 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
     Tensor dx = x.requires_grad() ? Tensor::empty(x.shape(), x.dtype()) : Tensor();
     // dw and db add straight into the parameters' .grad when it exists
     bool direct_w = leaf_grad(weight).defined(), direct_b = leaf_grad(bias).defined();
-    Tensor dw = !weight.defined() || !weight.requires_grad() ? Tensor() : direct_w ? leaf_grad(weight) : Tensor::zeros(weight.shape(), x.dtype());
-    Tensor db = !bias.defined() || !bias.requires_grad() ? Tensor() : direct_b ? leaf_grad(bias) : Tensor::zeros(bias.shape(), x.dtype());
+    Tensor dw = !weight.defined() || !weight.requires_grad() ? Tensor()
+                : direct_w                                   ? leaf_grad(weight)
+                                                             : Tensor::zeros(weight.shape(), x.dtype());
+    Tensor db = !bias.defined() || !bias.requires_grad() ? Tensor()
+                : direct_b                               ? leaf_grad(bias)
+                                                         : Tensor::zeros(bias.shape(), x.dtype());
     dispatch(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* xv = x.data<T>();

@@ -78,9 +78,7 @@ Tensor sum_to(const Tensor& a, const Shape& shape) {
   }
   Tensor out = reduce_sum(a, keep);
   out = reshape(out, shape);
-  return record(out, "sum_to", {a}, [a](const Tensor& dout) {
-    accumulate_grad(a, expand(dout, a.shape()));
-  });
+  return record(out, "sum_to", {a}, [a](const Tensor& dout) { accumulate_grad(a, expand(dout, a.shape())); });
 }
 
 Tensor expand(const Tensor& a, const Shape& shape) {
@@ -101,18 +99,15 @@ Tensor expand(const Tensor& a, const Shape& shape) {
       for (int64_t j = 0; j < n; ++j) y[off_o + j] = contiguous ? x[off_a + j] : x[off_a];
     });
   });
-  return record(out, "expand", {a}, [a](const Tensor& dout) {
-    accumulate_grad(a, sum_to(dout, a.shape()));
-  });
+  return record(out, "expand", {a}, [a](const Tensor& dout) { accumulate_grad(a, sum_to(dout, a.shape())); });
 }
 
 Tensor sum(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim) {
   Shape keep = keepdim_shape(a.shape(), axes, "sum");
   Tensor out = reduce_sum(a, keep);
   if (!keepdim) out = reshape(out, drop_axes(a.shape(), axes));
-  return record(out, "sum", {a}, [a, keep](const Tensor& dout) {
-    accumulate_grad(a, expand(reshape(dout, keep), a.shape()));
-  });
+  return record(out, "sum", {a},
+                [a, keep](const Tensor& dout) { accumulate_grad(a, expand(reshape(dout, keep), a.shape())); });
 }
 
 Tensor sum(const Tensor& a) {
@@ -127,14 +122,13 @@ Tensor mean(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim) {
   return sum(a, axes, keepdim) * (1.0 / static_cast<double>(count));
 }
 
-Tensor mean(const Tensor& a) {
-  return sum(a) * (1.0 / static_cast<double>(std::max<int64_t>(1, a.numel())));
-}
+Tensor mean(const Tensor& a) { return sum(a) * (1.0 / static_cast<double>(std::max<int64_t>(1, a.numel()))); }
 
 Tensor max(const Tensor& a, int64_t axis, bool keepdim) {
   int64_t ax = normalize_axis(axis, a.dim(), "max");
   const Shape& shape = a.shape();
-  if (shape[ax] == 0) throw ShapeError("max: axis " + std::to_string(axis) + " of shape " + shape_str(shape) + " is empty");
+  if (shape[ax] == 0)
+    throw ShapeError("max: axis " + std::to_string(axis) + " of shape " + shape_str(shape) + " is empty");
   int64_t outer = 1, inner = 1, n = shape[ax];
   for (int64_t i = 0; i < ax; ++i) outer *= shape[i];
   for (int64_t i = ax + 1; i < a.dim(); ++i) inner *= shape[i];

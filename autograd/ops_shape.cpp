@@ -30,9 +30,7 @@ Tensor reshape(const Tensor& a, const Shape& shape) {
                      " elements) as " + shape_str(shape));
   if (target == a.shape()) return a;
   Tensor out = Tensor::view_of(a.storage(), a.impl()->offset, target, a.dtype());
-  return record(out, "reshape", {a}, [a](const Tensor& dout) {
-    accumulate_grad(a, reshape(dout, a.shape()));
-  });
+  return record(out, "reshape", {a}, [a](const Tensor& dout) { accumulate_grad(a, reshape(dout, a.shape())); });
 }
 
 Tensor permute(const Tensor& a, const std::vector<int64_t>& axes) {
@@ -73,9 +71,7 @@ Tensor permute(const Tensor& a, const std::vector<int64_t>& axes) {
   });
   std::vector<int64_t> inverse(rank);
   for (int64_t i = 0; i < rank; ++i) inverse[perm[i]] = i;
-  return record(out, "permute", {a}, [a, inverse](const Tensor& dout) {
-    accumulate_grad(a, permute(dout, inverse));
-  });
+  return record(out, "permute", {a}, [a, inverse](const Tensor& dout) { accumulate_grad(a, permute(dout, inverse)); });
 }
 
 Tensor transpose(const Tensor& a, int64_t axis0, int64_t axis1) {
@@ -89,9 +85,8 @@ Tensor transpose(const Tensor& a, int64_t axis0, int64_t axis1) {
 // Copies blocks between a tensor viewed as (outer, n_src, inner) and one viewed as
 // (outer, n_dst, inner): dst[o, dst_start + k*dst_step] = src[o, src_start + k*src_step], k < count.
 template <class T>
-static void copy_blocks(const T* src, int64_t n_src, int64_t src_start, int64_t src_step, T* dst,
-                        int64_t n_dst, int64_t dst_start, int64_t dst_step, int64_t outer,
-                        int64_t inner, int64_t count, bool add) {
+static void copy_blocks(const T* src, int64_t n_src, int64_t src_start, int64_t src_step, T* dst, int64_t n_dst,
+                        int64_t dst_start, int64_t dst_step, int64_t outer, int64_t inner, int64_t count, bool add) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k = 0; k < count; ++k) {
       const T* s = src + (o * n_src + src_start + k * src_step) * inner;
@@ -150,8 +145,8 @@ Tensor concat(const std::vector<Tensor>& tensors, int64_t axis) {
     bool fits = t.dim() == first.dim();
     for (int64_t i = 0; fits && i < t.dim(); ++i) fits = i == ax || t.shape()[i] == first.shape()[i];
     if (!fits)
-      throw ShapeError("concat: shape " + shape_str(t.shape()) + " does not match " +
-                       shape_str(first.shape()) + " outside axis " + std::to_string(axis));
+      throw ShapeError("concat: shape " + shape_str(t.shape()) + " does not match " + shape_str(first.shape()) +
+                       " outside axis " + std::to_string(axis));
     out_shape[ax] += t.shape()[ax];
   }
   Tensor out = Tensor::empty(out_shape, first.dtype());

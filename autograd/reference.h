@@ -85,8 +85,7 @@ struct LayerNormBackward {
   xt::xtensor<T, 1> dw, db;
 };
 template <class T>
-LayerNormBackward<T> layer_norm_backward(const Rows<T>& x, const xt::xtensor<T, 1>& w, const Rows<T>& dy,
-                                         double eps) {
+LayerNormBackward<T> layer_norm_backward(const Rows<T>& x, const xt::xtensor<T, 1>& w, const Rows<T>& dy, double eps) {
   Rows<T> mean = xt::mean(x, {1}, kRowwise);
   Rows<T> var = xt::mean(xt::square(x - mean), {1}, kRowwise);
   Rows<T> rstd = T(1) / xt::sqrt(var + static_cast<T>(eps));
@@ -128,8 +127,8 @@ xt::xarray<T> gelu_grad(const xt::xarray<T>& x, bool tanh_form = false) {
 // causal: query t sits at absolute position S - T + t and sees keys s <= that position;
 // window > 0: additionally only keys s > position - window. Returns the probabilities in `p`.
 template <class T>
-Rows<T> attention(const Rows<T>& q, const Rows<T>& k, const Rows<T>& v, bool causal, int64_t window,
-                  double scale, Rows<T>* p = nullptr) {
+Rows<T> attention(const Rows<T>& q, const Rows<T>& k, const Rows<T>& v, bool causal, int64_t window, double scale,
+                  Rows<T>* p = nullptr) {
   const auto Tq = static_cast<int64_t>(q.shape(0)), S = static_cast<int64_t>(k.shape(0));
   Rows<T> scores = xt::linalg::dot(q, xt::transpose(k)) * static_cast<T>(scale);  // (T, S)
   for (int64_t t = 0; t < Tq; ++t) {

@@ -36,8 +36,8 @@ int64_t shape_numel(const Shape& shape) {
 int64_t normalize_axis(int64_t axis, int64_t rank, const char* op) {
   int64_t a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
-    throw ShapeError(std::string(op) + ": axis " + std::to_string(axis) +
-                     " is out of range for a tensor of rank " + std::to_string(rank));
+    throw ShapeError(std::string(op) + ": axis " + std::to_string(axis) + " is out of range for a tensor of rank " +
+                     std::to_string(rank));
   return a;
 }
 
@@ -179,8 +179,7 @@ Tensor Tensor::scalar(double value, DType dtype) { return full({}, value, dtype)
 
 Tensor Tensor::from_vector(const std::vector<double>& values, const Shape& shape, DType dtype) {
   if (static_cast<int64_t>(values.size()) != shape_numel(shape))
-    throw ShapeError("from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
-                     shape_str(shape));
+    throw ShapeError("from_vector: " + std::to_string(values.size()) + " values do not fill shape " + shape_str(shape));
   Tensor t = empty(shape, dtype);
   dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
@@ -205,8 +204,7 @@ Tensor Tensor::rand(const Shape& shape, Generator& gen, double low, double high,
   dispatch(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data<T>();
-    for (int64_t i = 0, n = t.numel(); i < n; ++i)
-      p[i] = static_cast<T>(low + (high - low) * gen.uniform());
+    for (int64_t i = 0, n = t.numel(); i < n; ++i) p[i] = static_cast<T>(low + (high - low) * gen.uniform());
   });
   return t;
 }
@@ -220,8 +218,7 @@ Tensor Tensor::arange(int64_t n, DType dtype) {
   return t;
 }
 
-Tensor Tensor::view_of(std::shared_ptr<Storage> storage, size_t offset, const Shape& shape,
-                       DType dtype) {
+Tensor Tensor::view_of(std::shared_ptr<Storage> storage, size_t offset, const Shape& shape, DType dtype) {
   size_t need = (offset + static_cast<size_t>(shape_numel(shape))) * dtype_size(dtype);
   if (!storage || need > storage->nbytes())
     throw ShapeError("view_of: shape " + shape_str(shape) + " at offset " + std::to_string(offset) +
@@ -245,14 +242,12 @@ int64_t Tensor::numel() const { return shape_numel(checked().shape); }
 DType Tensor::dtype() const { return checked().dtype; }
 const std::shared_ptr<Storage>& Tensor::storage() const { return checked().storage; }
 
-int64_t Tensor::size(int64_t axis) const {
-  return shape()[static_cast<size_t>(normalize_axis(axis, dim(), "size"))];
-}
+int64_t Tensor::size(int64_t axis) const { return shape()[static_cast<size_t>(normalize_axis(axis, dim(), "size"))]; }
 
 double Tensor::item() const {
   if (numel() != 1)
-    throw ShapeError("item: tensor of shape " + shape_str(shape()) + " has " +
-                     std::to_string(numel()) + " elements, expected 1");
+    throw ShapeError("item: tensor of shape " + shape_str(shape()) + " has " + std::to_string(numel()) +
+                     " elements, expected 1");
   return dispatch(dtype(), [&](auto tag) { return static_cast<double>(data<decltype(tag)>()[0]); });
 }
 
@@ -264,8 +259,8 @@ double Tensor::at(const std::vector<int64_t>& index) const {
   for (size_t i = 0; i < s.size(); ++i) {
     int64_t k = index[i] < 0 ? index[i] + s[i] : index[i];
     if (k < 0 || k >= s[i])
-      throw ShapeError("at: index " + std::to_string(index[i]) + " out of range for axis " +
-                       std::to_string(i) + " of shape " + shape_str(s));
+      throw ShapeError("at: index " + std::to_string(index[i]) + " out of range for axis " + std::to_string(i) +
+                       " of shape " + shape_str(s));
     flat = flat * s[i] + k;
   }
   return dispatch(dtype(), [&](auto tag) { return static_cast<double>(data<decltype(tag)>()[flat]); });
@@ -284,8 +279,7 @@ std::vector<double> Tensor::to_vector() const {
 
 bool Tensor::requires_grad() const { return checked().requires_grad; }
 Tensor& Tensor::requires_grad_(bool on) {
-  if (!is_leaf())
-    throw Error("requires_grad_: only leaf tensors can change requires_grad (use detach() first)");
+  if (!is_leaf()) throw Error("requires_grad_: only leaf tensors can change requires_grad (use detach() first)");
   checked().requires_grad = on;
   return *this;
 }
@@ -299,8 +293,9 @@ void Tensor::set_grad(const Tensor& g) {
 }
 void Tensor::zero_grad() {
   auto& g = checked().grad;
-  if (g) std::memset(static_cast<char*>(g->storage->data()) + g->offset * dtype_size(g->dtype), 0,
-                     static_cast<size_t>(shape_numel(g->shape)) * dtype_size(g->dtype));
+  if (g)
+    std::memset(static_cast<char*>(g->storage->data()) + g->offset * dtype_size(g->dtype), 0,
+                static_cast<size_t>(shape_numel(g->shape)) * dtype_size(g->dtype));
 }
 void Tensor::retain_grad() { checked().retains_grad = true; }
 const std::shared_ptr<Node>& Tensor::grad_fn() const { return checked().grad_fn; }
@@ -316,8 +311,7 @@ Tensor Tensor::detach() const {
 
 Tensor Tensor::clone() const {
   Tensor t = empty(shape(), dtype());
-  std::memcpy(t.storage()->data(),
-              static_cast<const char*>(storage()->data()) + checked().offset * dtype_size(dtype()),
+  std::memcpy(t.storage()->data(), static_cast<const char*>(storage()->data()) + checked().offset * dtype_size(dtype()),
               static_cast<size_t>(numel()) * dtype_size(dtype()));
   return t;
 }
@@ -333,9 +327,8 @@ Tensor Tensor::to(DType target) const {
     });
   });
   DType source = dtype();
-  return record(out, "to", {*this}, [self = *this, source](const Tensor& dout) {
-    accumulate_grad(self, dout.to(source));
-  });
+  return record(out, "to", {*this},
+                [self = *this, source](const Tensor& dout) { accumulate_grad(self, dout.to(source)); });
 }
 
 Tensor& Tensor::set_name(const std::string& name) {
@@ -346,9 +339,8 @@ const std::string& Tensor::name() const { return checked().name; }
 
 // ---- printing ----
 
-static void print_values(std::ostream& os, const std::vector<double>& v, const Shape& shape,
-                         size_t axis, int64_t offset, int64_t stride_prod, bool elide,
-                         const PrintOptions& opt, int indent) {
+static void print_values(std::ostream& os, const std::vector<double>& v, const Shape& shape, size_t axis,
+                         int64_t offset, int64_t stride_prod, bool elide, const PrintOptions& opt, int indent) {
   int64_t n = shape[axis];
   int64_t inner = stride_prod / n;
   os << "[";

@@ -50,8 +50,8 @@ class Generator {
  public:
   explicit Generator(uint64_t seed = 1337);
   uint64_t next_u64();
-  double uniform();        // [0, 1)
-  double normal();         // standard normal (Box-Muller, no cached spare: state is just s_)
+  double uniform();            // [0, 1)
+  double normal();             // standard normal (Box-Muller, no cached spare: state is just s_)
   int64_t randint(int64_t n);  // uniform in [0, n)
   std::vector<uint64_t> state() const { return {s_[0], s_[1], s_[2], s_[3]}; }
   void set_state(const std::vector<uint64_t>& s);
@@ -69,7 +69,7 @@ struct TensorImpl {
   std::shared_ptr<Storage> storage;
   size_t offset = 0;  // in elements, for views into a shared buffer
   bool requires_grad = false;
-  bool retains_grad = false;   // keep .grad on a non-leaf after backward
+  bool retains_grad = false;  // keep .grad on a non-leaf after backward
   std::shared_ptr<TensorImpl> grad;
   std::shared_ptr<Node> grad_fn;  // null for leaves
   std::string name;               // optional, shown in DOT graphs
@@ -86,16 +86,12 @@ class Tensor {
   static Tensor ones(const Shape& shape, DType dtype = DType::f32);
   static Tensor full(const Shape& shape, double value, DType dtype = DType::f32);
   static Tensor scalar(double value, DType dtype = DType::f32);  // shape ()
-  static Tensor from_vector(const std::vector<double>& values, const Shape& shape,
-                            DType dtype = DType::f32);
-  static Tensor randn(const Shape& shape, Generator& gen, double stddev = 1.0,
-                      DType dtype = DType::f32);
-  static Tensor rand(const Shape& shape, Generator& gen, double low = 0.0, double high = 1.0,
-                     DType dtype = DType::f32);
+  static Tensor from_vector(const std::vector<double>& values, const Shape& shape, DType dtype = DType::f32);
+  static Tensor randn(const Shape& shape, Generator& gen, double stddev = 1.0, DType dtype = DType::f32);
+  static Tensor rand(const Shape& shape, Generator& gen, double low = 0.0, double high = 1.0, DType dtype = DType::f32);
   static Tensor arange(int64_t n, DType dtype = DType::f32);  // 0, 1, ..., n-1
   // A view of `shape` into an existing buffer at element `offset` (parameters in one block).
-  static Tensor view_of(std::shared_ptr<Storage> storage, size_t offset, const Shape& shape,
-                        DType dtype);
+  static Tensor view_of(std::shared_ptr<Storage> storage, size_t offset, const Shape& shape, DType dtype);
 
   // ---- what it is ----
   bool defined() const { return impl_ != nullptr; }
@@ -107,26 +103,28 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const;
 
   // Raw contiguous data; T must match dtype() (checked).
-  template <class T> T* data();
-  template <class T> const T* data() const;
-  double item() const;                     // the value of a one-element tensor
+  template <class T>
+  T* data();
+  template <class T>
+  const T* data() const;
+  double item() const;                                 // the value of a one-element tensor
   double at(const std::vector<int64_t>& index) const;  // one element, bounds-checked
-  std::vector<double> to_vector() const;   // all values as double, row-major
+  std::vector<double> to_vector() const;               // all values as double, row-major
 
   // ---- autograd ----
   bool requires_grad() const;
   Tensor& requires_grad_(bool on = true);  // only on leaves
   bool is_leaf() const;
-  Tensor grad() const;                     // undefined until a backward reaches it
+  Tensor grad() const;  // undefined until a backward reaches it
   void set_grad(const Tensor& g);
-  void zero_grad();                        // fills .grad with zeros if it exists
-  void retain_grad();                      // keep .grad on a non-leaf tensor
+  void zero_grad();    // fills .grad with zeros if it exists
+  void retain_grad();  // keep .grad on a non-leaf tensor
   const std::shared_ptr<Node>& grad_fn() const;
   // Runs reverse mode from this tensor. A non-scalar needs `grad` (same shape).
   // The graph is freed afterwards unless retain_graph is true.
   void backward(const Tensor& grad = Tensor(), bool retain_graph = false) const;
-  Tensor detach() const;   // same data, no history
-  Tensor clone() const;    // copied data, no history
+  Tensor detach() const;         // same data, no history
+  Tensor clone() const;          // copied data, no history
   Tensor to(DType dtype) const;  // differentiable cast
   Tensor& set_name(const std::string& name);
   const std::string& name() const;
@@ -146,8 +144,8 @@ using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 // Printing: shape, dtype, and the values rounded for reading, long dimensions elided.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 struct PrintOptions {
-  int precision = 4;     // digits after the decimal point
-  int64_t edge_items = 3;  // shown at each end of a long dimension
+  int precision = 4;         // digits after the decimal point
+  int64_t edge_items = 3;    // shown at each end of a long dimension
   int64_t threshold = 1000;  // elide when numel exceeds this
 };
 std::string to_string(const Tensor& t, const PrintOptions& options = {});
@@ -171,16 +169,22 @@ decltype(auto) dispatch(DType dtype, F&& f) {
   if (dtype == DType::f64) return f(double{});
   return f(float{});
 }
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
 
 template <class T>
 T* Tensor::data() {
   TensorImpl& t = checked();
   if (t.dtype != dtype_of<T>())
-    throw ShapeError(std::string("data<") + dtype_name(dtype_of<T>()) + ">: tensor is " +
-                     dtype_name(t.dtype));
+    throw ShapeError(std::string("data<") + dtype_name(dtype_of<T>()) + ">: tensor is " + dtype_name(t.dtype));
   return static_cast<T*>(t.storage->data()) + t.offset;
 }
 template <class T>

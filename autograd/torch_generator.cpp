@@ -30,9 +30,7 @@ float TorchGenerator::uniform01() {
   return static_cast<float>(static_cast<double>(random() & ((1u << 24) - 1)) * 0x1.0p-24);
 }
 
-double TorchGenerator::uniform01_double() {
-  return static_cast<double>(random64() & ((1ull << 53) - 1)) * 0x1.0p-53;
-}
+double TorchGenerator::uniform01_double() { return static_cast<double>(random64() & ((1ull << 53) - 1)) * 0x1.0p-53; }
 
 void TorchGenerator::uniform_(float* x, int64_t n, double from, double to) {
   for (int64_t i = 0; i < n; ++i)  // the 24-bit uniform is exact in float, the affine map in double
@@ -90,8 +88,9 @@ std::string TorchGenerator::state() const {
 void TorchGenerator::set_state(const std::string& s) {
   // Checked number by number: the stream operator of std::mt19937 would take any value.
   auto bad = [] {
-    return Error("TorchGenerator: malformed state (expected 624 32-bit words, a position <= 624, "
-                 "a 0/1 flag and the cached normal's bits)");
+    return Error(
+        "TorchGenerator: malformed state (expected 624 32-bit words, a position <= 624, "
+        "a 0/1 flag and the cached normal's bits)");
   };
   std::istringstream in(s);
   std::vector<uint64_t> v;

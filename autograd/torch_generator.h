@@ -38,7 +38,7 @@ class TorchGenerator {
   void set_state(const std::string& s);
 
  private:
-  float uniform01();   // float32 in [0, 1), 24 bits
+  float uniform01();          // float32 in [0, 1), 24 bits
   double uniform01_double();  // double in [0, 1), 53 bits
   double scalar_normal();
   std::mt19937 engine_;

@@ -145,7 +145,12 @@ void short_rows() {
       const int reps = static_cast<int>(std::max<int64_t>(1, 4096 * 64 / (T * T) * 4));  // ~ equal work
       auto timed = [&](AttentionKernel k) {
         attention_step(qkv, 4, k);
-        return best_ms([&] { for (int i = 0; i < reps; ++i) attention_step(qkv, 4, k); }, 5) / reps;
+        return best_ms(
+                   [&] {
+                     for (int i = 0; i < reps; ++i) attention_step(qkv, 4, k);
+                   },
+                   5) /
+               reps;
       };
       const double s = timed(AttentionKernel::stored), t = timed(AttentionKernel::tiled);
       std::printf("%6ld %4ld %12.3f %12.3f %12.2f %s\n", static_cast<long>(T), static_cast<long>(D), s, t, s / t,

@@ -128,30 +128,38 @@ static json sgemm_limit(const Shape6& s, int threads) {
   json products = json::array();
   for (const Linear& l : layers) {
     std::vector<float> X = random(M * l.in), W = random(l.out * l.in), dY = random(M * l.out);
-    std::vector<float> Y(static_cast<size_t>(M * l.out)), dX(static_cast<size_t>(M * l.in)), dW(static_cast<size_t>(l.out * l.in));
+    std::vector<float> Y(static_cast<size_t>(M * l.out)), dX(static_cast<size_t>(M * l.in)),
+        dW(static_cast<size_t>(l.out * l.in));
     const int m = static_cast<int>(M), in = static_cast<int>(l.in), out = static_cast<int>(l.out);
     // C (rows, cols) = op(A) op(B), timed with OpenBLAS's threads and with our pool's split.
-    auto fastest = [&](bool ta, bool tb, int rows, int cols, int inner, const float* A, int lda, const float* B, int ldb,
-                       float* C) {
+    auto fastest = [&](bool ta, bool tb, int rows, int cols, int inner, const float* A, int lda, const float* B,
+                       int ldb, float* C) {
       openblas_set_num_threads(threads);
       double own = best_seconds([&] {
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, rows, cols, inner,
                     1.f, A, lda, B, ldb, 0.f, C, cols);
       });
       openblas_set_num_threads(1);  // as the rest of the program runs it (autograd/cpu/threads.cpp)
-      double pool = best_seconds([&] { blas::gemm_parallel<float>(ta, tb, rows, cols, inner, 1.f, A, lda, B, ldb, 0.f, C, cols); });
+      double pool = best_seconds(
+          [&] { blas::gemm_parallel<float>(ta, tb, rows, cols, inner, 1.f, A, lda, B, ldb, 0.f, C, cols); });
       return std::min(own, pool);
     };
-    double forward = fastest(false, true, m, out, in, X.data(), in, W.data(), in, Y.data());          // Y = X W^T
-    double input_grad = fastest(false, false, m, in, out, dY.data(), out, W.data(), in, dX.data());   // dX = dY W
-    double weight_grad = fastest(true, false, out, in, m, dY.data(), out, X.data(), in, dW.data());   // dW = dY^T X
+    double forward = fastest(false, true, m, out, in, X.data(), in, W.data(), in, Y.data());         // Y = X W^T
+    double input_grad = fastest(false, false, m, in, out, dY.data(), out, W.data(), in, dX.data());  // dX = dY W
+    double weight_grad = fastest(true, false, out, in, m, dY.data(), out, X.data(), in, dW.data());  // dW = dY^T X
     const double product_flops = 2.0 * static_cast<double>(M * l.in * l.out);
     for (double t : {forward, input_grad, weight_grad}) {
       flops += product_flops * static_cast<double>(l.count);
       seconds += t * static_cast<double>(l.count);
     }
-    products.push_back({{"layer", l.name}, {"M", M}, {"in", l.in}, {"out", l.out}, {"count", l.count},
-                        {"gflops", {product_flops / forward / 1e9, product_flops / input_grad / 1e9, product_flops / weight_grad / 1e9}}});
+    products.push_back(
+        {{"layer", l.name},
+         {"M", M},
+         {"in", l.in},
+         {"out", l.out},
+         {"count", l.count},
+         {"gflops",
+          {product_flops / forward / 1e9, product_flops / input_grad / 1e9, product_flops / weight_grad / 1e9}}});
   }
   return json{{"limit_gflops", flops / seconds / 1e9}, {"products", products}};
 }
@@ -167,7 +175,7 @@ static std::string cpu_description() {
   }
   std::string simd = flags.find(" avx512f ") != std::string::npos ? "AVX-512"
                      : flags.find(" avx2 ") != std::string::npos  ? "AVX2"
-                                                                   : "no AVX2";
+                                                                  : "no AVX2";
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
   return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores; OpenBLAS kernels " +
          sf::blas::core_name() + (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
@@ -236,24 +244,25 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   double tokens = static_cast<double>(s.B * s.T);
   double achieved = static_cast<double>(flops_per_token) * tokens / med / 1e9;
   json limit = measure_limit ? sgemm_limit(s, num_threads()) : json{{"limit_gflops", 0.0}, {"products", json::array()}};
-  return json{{"label", name},
-              {"framework", "scratchformer"},
-              {"precision", precision_name(precision)},
-              {"threads", num_threads()},
-              {"config", {{"vocab", s.vocab}, {"d", s.d}, {"layers", s.layers}, {"heads", s.heads}, {"T", s.T}, {"B", s.B}}},
-              {"timed_steps", n},
-              {"median_step_ms", med * 1e3},
-              {"min_step_ms", times.front() * 1e3},
-              {"tokens_per_s", tokens / med},
-              {"params", n_params},
-              {"flops_per_token", flops_per_token},
-              {"achieved_gflops", achieved},
-              {"sgemm_limit_gflops", limit["limit_gflops"]},
-              {"share_of_limit", measure_limit ? achieved / limit["limit_gflops"].get<double>() : 0.0},
-              {"sgemm_products", limit["products"]},
-              {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
-              {"foreign_cpu_cores", foreign},
-              {"final_loss", last_loss}};
+  return json{
+      {"label", name},
+      {"framework", "scratchformer"},
+      {"precision", precision_name(precision)},
+      {"threads", num_threads()},
+      {"config", {{"vocab", s.vocab}, {"d", s.d}, {"layers", s.layers}, {"heads", s.heads}, {"T", s.T}, {"B", s.B}}},
+      {"timed_steps", n},
+      {"median_step_ms", med * 1e3},
+      {"min_step_ms", times.front() * 1e3},
+      {"tokens_per_s", tokens / med},
+      {"params", n_params},
+      {"flops_per_token", flops_per_token},
+      {"achieved_gflops", achieved},
+      {"sgemm_limit_gflops", limit["limit_gflops"]},
+      {"share_of_limit", measure_limit ? achieved / limit["limit_gflops"].get<double>() : 0.0},
+      {"sgemm_products", limit["products"]},
+      {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
+      {"foreign_cpu_cores", foreign},
+      {"final_loss", last_loss}};
 }
 
 static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
@@ -311,7 +320,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::map<std::string, Precision> precisions = {{"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}};
+  std::map<std::string, Precision> precisions = {
+      {"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}};
   if (!precisions.count(precision)) {
     std::cerr << "error: --precision must be fp32, fp16 or bf16, got '" << precision << "'\n";
     return 2;
@@ -335,8 +345,8 @@ int main(int argc, char** argv) {
   if (with_reference && !have_torch)
     std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch and " << reference << ")\n";
   std::printf("machine: %s; %d threads\n", cpu_description().c_str(), threads);
-  std::printf("%-7s %-6s %12s %12s %9s %9s %9s %7s %8s %8s  %s\n", "shape", "prec", "ours ms", "torch ms", "ratio", "GFLOP/s",
-              "limit", "share", "RSS MB", "torchRSS", "targets (share, ratio)");
+  std::printf("%-7s %-6s %12s %12s %9s %9s %9s %7s %8s %8s  %s\n", "shape", "prec", "ours ms", "torch ms", "ratio",
+              "GFLOP/s", "limit", "share", "RSS MB", "torchRSS", "targets (share, ratio)");
   // Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
   const std::map<std::string, std::pair<double, double>> targets = {
       {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}};
@@ -346,16 +356,16 @@ int main(int argc, char** argv) {
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) self.assign(exe, static_cast<size_t>(len));
-    std::string args = " --shape " + std::string(name) + " --threads " + std::to_string(threads) +
-                       " --precision " + precision + " --warmup-steps " + std::to_string(warmup) +
+    std::string args = " --shape " + std::string(name) + " --threads " + std::to_string(threads) + " --precision " +
+                       precision + " --warmup-steps " + std::to_string(warmup) +
                        (steps > 0 ? " --steps " + std::to_string(steps) : "");
     std::string ref_cmd;
     if (have_torch) {
       std::ostringstream cmd;
       cmd << "OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 '" << reference << "' --vocab " << s.vocab << " --d " << s.d
-          << " --layers " << s.layers << " --heads " << s.heads << " --T " << s.T << " --B " << s.B
-          << " --threads " << threads << " --warmup-steps " << warmup
-          << (std::string(name) == "medium" ? " --steps 20" : "") << " 2>/dev/null";
+          << " --layers " << s.layers << " --heads " << s.heads << " --T " << s.T << " --B " << s.B << " --threads "
+          << threads << " --warmup-steps " << warmup << (std::string(name) == "medium" ? " --steps 20" : "")
+          << " 2>/dev/null";
       ref_cmd = cmd.str();
     }
     // Rounds in turn: ours, reference, ours, reference, ...
@@ -381,7 +391,9 @@ int main(int argc, char** argv) {
     auto [share_target, ratio_target] = targets.at(name);
     std::string verdict = std::string(share >= share_target ? "met" : "MISSED") + " " +
                           std::to_string(static_cast<int>(share_target * 100)) + "%, " +
-                          (t <= 0 ? "no reference" : ratio >= ratio_target ? "met" : "MISSED");
+                          (t <= 0                  ? "no reference"
+                           : ratio >= ratio_target ? "met"
+                                                   : "MISSED");
     char ratio_text[16];
     std::snprintf(ratio_text, sizeof ratio_text, " %.2fx", ratio_target);
     if (t > 0) verdict += ratio_text;
@@ -392,9 +404,11 @@ int main(int argc, char** argv) {
     if (foreign > 0.1) std::printf("        (disturbed: other processes kept up to %.2f cores busy)\n", foreign);
     std::fflush(stdout);
   }
-  std::printf("ratio = torch ms / ours ms (above 1: we are faster). ms: the median over %d round(s) of each\n"
-              "round's median step; RSS: the largest peak over the rounds. limit: OpenBLAS sgemm GFLOP/s on the\n"
-              "linear layers' products (forward and both backward) with the same threads, measured in each of our\n"
-              "rounds (median shown); share = GFLOP/s / limit.\n", rounds);
+  std::printf(
+      "ratio = torch ms / ours ms (above 1: we are faster). ms: the median over %d round(s) of each\n"
+      "round's median step; RSS: the largest peak over the rounds. limit: OpenBLAS sgemm GFLOP/s on the\n"
+      "linear layers' products (forward and both backward) with the same threads, measured in each of our\n"
+      "rounds (median shown); share = GFLOP/s / limit.\n",
+      rounds);
   return 0;
 }

@@ -66,8 +66,8 @@ static void matmul_row(int64_t M, int64_t K, int64_t N) {
   double flops = 2.0 * static_cast<double>(M * N * K);
   double raw = time_ns([&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(M), static_cast<int>(N),
-                static_cast<int>(K), 1.0f, a.data<float>(), static_cast<int>(K), b.data<float>(),
-                static_cast<int>(N), 0.0f, c.data<float>(), static_cast<int>(N));
+                static_cast<int>(K), 1.0f, a.data<float>(), static_cast<int>(K), b.data<float>(), static_cast<int>(N),
+                0.0f, c.data<float>(), static_cast<int>(N));
   });
   double ours;
   {
@@ -83,10 +83,10 @@ static void matmul_row(int64_t M, int64_t K, int64_t N) {
     gb.set_grad(Tensor());
   });
   char shape[64];
-  std::snprintf(shape, sizeof shape, "(%lld,%lld)x(%lld,%lld)", static_cast<long long>(M),
-                static_cast<long long>(K), static_cast<long long>(K), static_cast<long long>(N));
-  std::printf("  %-22s %14.1f %14.1f %8.1f%% %16.1f\n", shape, flops / raw, flops / ours,
-              100.0 * raw / ours, 3 * flops / train);
+  std::snprintf(shape, sizeof shape, "(%lld,%lld)x(%lld,%lld)", static_cast<long long>(M), static_cast<long long>(K),
+                static_cast<long long>(K), static_cast<long long>(N));
+  std::printf("  %-22s %14.1f %14.1f %8.1f%% %16.1f\n", shape, flops / raw, flops / ours, 100.0 * raw / ours,
+              3 * flops / train);
 }
 
 // attention_packed forward + backward on qkv (B, T, 3 H D), milliseconds per call.
@@ -98,14 +98,14 @@ static void attention_row(int64_t B, int64_t T, int64_t H, int64_t D) {
     AttentionOptions opt;
     opt.causal = causal;
     return 1e-6 * time_ns([&] {
-      attention_packed(qkv, H, opt).backward(seed);
-      qkv.set_grad(Tensor());
-    });
+             attention_packed(qkv, H, opt).backward(seed);
+             qkv.set_grad(Tensor());
+           });
   };
   double full = ms(false), causal = ms(true);
   char shape[64];
-  std::snprintf(shape, sizeof shape, "B%lld T%lld H%lld D%lld", static_cast<long long>(B),
-                static_cast<long long>(T), static_cast<long long>(H), static_cast<long long>(D));
+  std::snprintf(shape, sizeof shape, "B%lld T%lld H%lld D%lld", static_cast<long long>(B), static_cast<long long>(T),
+                static_cast<long long>(H), static_cast<long long>(D));
   std::printf("  %-22s %14.2f %14.2f %9.2f\n", shape, full, causal, full / causal);
 }
 

@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
                     access(reference.c_str(), R_OK) == 0;
   if (with_reference && !have_torch)
     std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch, run from the project root)\n";
-  std::printf("%-6s %5s %14s %14s %8s   rounds (ours / torch tokens/s)\n", "shape", "batch", "ours tok/s", "torch tok/s",
-              "ratio");
+  std::printf("%-6s %5s %14s %14s %8s   rounds (ours / torch tokens/s)\n", "shape", "batch", "ours tok/s",
+              "torch tok/s", "ratio");
   for (const BenchShape& s : kShapes) {
     for (int64_t B : {1, 8}) {
       std::ostringstream cmd;
@@ -118,15 +118,17 @@ int main(int argc, char** argv) {
       }
       std::ostringstream each;
       for (size_t r = 0; r < ours.size(); ++r)
-        each << (r ? ", " : "") << static_cast<long>(ours[r]) << " / " << (r < torch.size() ? static_cast<long>(torch[r]) : 0);
+        each << (r ? ", " : "") << static_cast<long>(ours[r]) << " / "
+             << (r < torch.size() ? static_cast<long>(torch[r]) : 0);
       double o = median(ours), t = median(torch);
-      std::printf("%-6s %5lld %14.0f %14.0f %7.2fx   %s\n", s.name, static_cast<long long>(B), o, t, t > 0 ? o / t : 0.0,
-                  each.str().c_str());
+      std::printf("%-6s %5lld %14.0f %14.0f %7.2fx   %s\n", s.name, static_cast<long long>(B), o, t,
+                  t > 0 ? o / t : 0.0, each.str().c_str());
       std::fflush(stdout);
     }
   }
-  std::printf("ratio = our tokens/s / torch tokens/s (above 1: we are faster); each row: B rows x (T - 1) new tokens\n"
-              "per generation after a one-token prompt, the median of %d timed generations per round, the median of %d rounds.\n",
-              generations, rounds);
+  std::printf(
+      "ratio = our tokens/s / torch tokens/s (above 1: we are faster); each row: B rows x (T - 1) new tokens\n"
+      "per generation after a one-token prompt, the median of %d timed generations per round, the median of %d rounds.\n",
+      generations, rounds);
   return 0;
 }

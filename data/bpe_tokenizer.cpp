@@ -16,12 +16,11 @@ BpeTokenizer::BpeTokenizer(std::vector<Merge> merges, bool gpt2_split)
     const Merge& m = merges_[r];
     int32_t id = static_cast<int32_t>(256 + r);
     if (m.left < 0 || m.left >= id || m.right < 0 || m.right >= id)
-      throw DataError("bpe tokenizer: merge " + std::to_string(r) + " (" + std::to_string(m.left) +
-                      ", " + std::to_string(m.right) + ") uses a token that does not exist yet");
+      throw DataError("bpe tokenizer: merge " + std::to_string(r) + " (" + std::to_string(m.left) + ", " +
+                      std::to_string(m.right) + ") uses a token that does not exist yet");
     if (!rank_of_.emplace(pair_key(m.left, m.right), static_cast<int32_t>(r)).second)
       throw DataError("bpe tokenizer: merge " + std::to_string(r) + " repeats an earlier merge");
-    token_bytes_.push_back(token_bytes_[static_cast<size_t>(m.left)] +
-                           token_bytes_[static_cast<size_t>(m.right)]);
+    token_bytes_.push_back(token_bytes_[static_cast<size_t>(m.left)] + token_bytes_[static_cast<size_t>(m.right)]);
   }
 }
 
@@ -29,17 +28,20 @@ BpeTokenizer::BpeTokenizer(std::vector<Merge> merges, bool gpt2_split)
 // every adjacent pair that has a merge. Entries made stale by earlier merges are skipped.
 void BpeTokenizer::encode_chunk(std::string_view chunk, std::vector<int32_t>& out) const {
   const int32_t n = static_cast<int32_t>(chunk.size());
-  if (n == 1) { out.push_back(static_cast<unsigned char>(chunk[0])); return; }
+  if (n == 1) {
+    out.push_back(static_cast<unsigned char>(chunk[0]));
+    return;
+  }
   std::vector<int32_t> sym(static_cast<size_t>(n)), next(static_cast<size_t>(n)), prev(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     sym[i] = static_cast<unsigned char>(chunk[static_cast<size_t>(i)]);
     next[i] = i + 1 < n ? i + 1 : -1;
     prev[i] = i - 1;
   }
-  struct Entry { int32_t rank, pos, left, right; };
-  auto later = [](const Entry& a, const Entry& b) {
-    return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos;
+  struct Entry {
+    int32_t rank, pos, left, right;
   };
+  auto later = [](const Entry& a, const Entry& b) { return a.rank != b.rank ? a.rank > b.rank : a.pos > b.pos; };
   std::priority_queue<Entry, std::vector<Entry>, decltype(later)> heap(later);
   auto push_pair = [&](int32_t pos) {
     if (pos < 0 || next[pos] < 0) return;
@@ -84,10 +86,8 @@ std::string BpeTokenizer::decode(const std::vector<int32_t>& ids) const {
 nlohmann::json BpeTokenizer::to_json() const {
   nlohmann::json merges = nlohmann::json::array();
   for (const Merge& m : merges_) merges.push_back({m.left, m.right});
-  return {{"type", "bpe"},
-          {"pre_split", gpt2_split_ ? "gpt2" : "none"},
-          {"vocab_size", vocab_size()},
-          {"merges", merges}};
+  return {
+      {"type", "bpe"}, {"pre_split", gpt2_split_ ? "gpt2" : "none"}, {"vocab_size", vocab_size()}, {"merges", merges}};
 }
 
 BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string& where) {
@@ -109,9 +109,7 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
     throw bad("field \"vocab_size\" does not equal 256 + the number of merges");
   try {
     return BpeTokenizer(std::move(merges), gpt2);
-  } catch (const DataError& e) {
-    throw DataError(where + ": " + e.what());
-  }
+  } catch (const DataError& e) { throw DataError(where + ": " + e.what()); }
 }
 
 }  // namespace sf::data

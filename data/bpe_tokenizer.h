@@ -38,7 +38,7 @@ class BpeTokenizer : public Tokenizer {
  private:
   void encode_chunk(std::string_view chunk, std::vector<int32_t>& out) const;
   std::vector<Merge> merges_;
-  std::vector<std::string> token_bytes_;            // id -> the bytes it stands for
+  std::vector<std::string> token_bytes_;           // id -> the bytes it stands for
   std::unordered_map<uint64_t, int32_t> rank_of_;  // pair_key(left, right) -> merge rank
   bool gpt2_split_ = true;
 };

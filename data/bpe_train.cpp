@@ -64,8 +64,7 @@ BpeTokenizer BpeTokenizer::train(std::string_view text, int32_t vocab_size, bool
   if (vocab_size < 256 || vocab_size > (1 << 20))
     throw ConfigError("BPE training: vocab_size " + std::to_string(vocab_size) +
                       " is out of range for byte-level BPE (256 .. 1048576)");
-  if (text.size() >= (size_t(1) << 31) - 1)
-    throw DataError("bpe training text is larger than 2 GB; train on a sample");
+  if (text.size() >= (size_t(1) << 31) - 1) throw DataError("bpe training text is larger than 2 GB; train on a sample");
   Corpus c = build_corpus(text, gpt2_split);
 
   std::unordered_map<uint64_t, int64_t> count;

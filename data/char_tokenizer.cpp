@@ -16,21 +16,17 @@ CharTokenizer CharTokenizer::build(std::string_view text, bool use_unk, const st
   return CharTokenizer(std::move(cps), use_unk);
 }
 
-CharTokenizer::CharTokenizer(std::vector<char32_t> chars, bool use_unk)
-    : chars_(std::move(chars)), use_unk_(use_unk) {
+CharTokenizer::CharTokenizer(std::vector<char32_t> chars, bool use_unk) : chars_(std::move(chars)), use_unk_(use_unk) {
   std::fill(ascii_, ascii_ + 128, -1);
   for (size_t i = 0; i < chars_.size(); ++i) {
     char32_t c = chars_[i];
     if (!id_of_.emplace(c, static_cast<int32_t>(i)).second)
-      throw DataError("char tokenizer: character " + describe_code_point(c) +
-                      " appears twice in the vocabulary");
+      throw DataError("char tokenizer: character " + describe_code_point(c) + " appears twice in the vocabulary");
     if (c < 128) ascii_[c] = static_cast<int32_t>(i);
   }
 }
 
-int32_t CharTokenizer::vocab_size() const {
-  return static_cast<int32_t>(chars_.size()) + (use_unk_ ? 1 : 0);
-}
+int32_t CharTokenizer::vocab_size() const { return static_cast<int32_t>(chars_.size()) + (use_unk_ ? 1 : 0); }
 
 std::vector<int32_t> CharTokenizer::encode(std::string_view text) const {
   std::vector<char32_t> cps = utf8_decode(text, "char tokenizer input");
@@ -45,9 +41,8 @@ std::vector<int32_t> CharTokenizer::encode(std::string_view text) const {
     }
     if (id < 0) {
       if (!use_unk_)
-        throw DataError("char tokenizer: character " + describe_code_point(c) + " at position " +
-                        std::to_string(i) + " is not in the vocabulary of " +
-                        std::to_string(chars_.size()) +
+        throw DataError("char tokenizer: character " + describe_code_point(c) + " at position " + std::to_string(i) +
+                        " is not in the vocabulary of " + std::to_string(chars_.size()) +
                         " characters built from the training text (set \"unk\": true to map "
                         "unknown characters to <unk>)");
       id = unk_id();
@@ -61,8 +56,7 @@ std::string CharTokenizer::decode(const std::vector<int32_t>& ids) const {
   check_ids(ids, vocab_size(), "char tokenizer decode");
   std::string out;
   out.reserve(ids.size());
-  for (int32_t id : ids)
-    utf8_append(id == unk_id() ? char32_t(0xFFFD) : chars_[static_cast<size_t>(id)], out);
+  for (int32_t id : ids) utf8_append(id == unk_id() ? char32_t(0xFFFD) : chars_[static_cast<size_t>(id)], out);
   return out;
 }
 

@@ -14,8 +14,7 @@ namespace sf::data {
 class CharTokenizer : public Tokenizer {
  public:
   // The vocabulary of `text` (UTF-8; DataError naming `where` and the byte offset otherwise).
-  static CharTokenizer build(std::string_view text, bool use_unk = false,
-                             const std::string& where = "text");
+  static CharTokenizer build(std::string_view text, bool use_unk = false, const std::string& where = "text");
   // From code points in id order (must be distinct).
   CharTokenizer(std::vector<char32_t> chars, bool use_unk);
 
@@ -32,9 +31,9 @@ class CharTokenizer : public Tokenizer {
   int32_t unk_id() const { return use_unk_ ? static_cast<int32_t>(chars_.size()) : -1; }
 
  private:
-  std::vector<char32_t> chars_;                    // id -> code point
-  std::unordered_map<char32_t, int32_t> id_of_;    // code point -> id
-  int32_t ascii_[128];                             // fast path for ASCII, -1 when absent
+  std::vector<char32_t> chars_;                  // id -> code point
+  std::unordered_map<char32_t, int32_t> id_of_;  // code point -> id
+  int32_t ascii_[128];                           // fast path for ASCII, -1 when absent
   bool use_unk_ = false;
 };
 

@@ -37,7 +37,8 @@ std::string read_file_bytes(const fs::path& path, uintmax_t max_bytes) {
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::string kind = S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "is " + file_kind(st.st_mode) + ", expected a regular file";
+    std::string kind = S_ISDIR(st.st_mode) ? "is a directory, expected a file"
+                                           : "is " + file_kind(st.st_mode) + ", expected a regular file";
     ::close(fd);
     throw DataError(path.string() + ": " + kind);
   }
@@ -90,19 +91,24 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     std::string reason = std::strerror(errno);
-    throw DataError(path.string() + ": cannot create temporary file " + tmp.string() + " (" +
-                    reason + ")");
+    throw DataError(path.string() + ": cannot create temporary file " + tmp.string() + " (" + reason + ")");
   }
   const char* p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
     ssize_t n = ::write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) { ::close(fd); fail("write failed"); }
+    if (n < 0) {
+      ::close(fd);
+      fail("write failed");
+    }
     p += n;
     left -= static_cast<size_t>(n);
   }
-  if (::fsync(fd) != 0) { ::close(fd); fail("fsync failed"); }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    fail("fsync failed");
+  }
   if (::close(fd) != 0) fail("close failed");
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed");
 }

@@ -44,7 +44,10 @@ std::string poems_from_fortune_text(std::string_view raw) {
     std::string_view line(text.data() + pos, nl - pos);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     pos = nl + 1;
-    if (line == "%") { end_poem(); continue; }
+    if (line == "%") {
+      end_poem();
+      continue;
+    }
     if (line.empty() || starts_with(line, "《") || starts_with(line, "题目") || starts_with(line, "作者")) continue;
     poem += std::string(line) + "\n";
   }
@@ -55,7 +58,8 @@ std::string poems_from_fortune_text(std::string_view raw) {
 std::string read_fortune_poems(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    throw DataError(path.string() + ": not found; the Tang and Song poems come from Debian's fortunes-zh package "
+    throw DataError(path.string() +
+                    ": not found; the Tang and Song poems come from Debian's fortunes-zh package "
                     "(apt-get install fortunes-zh, or scripts/setup.sh)");
   std::string poems = poems_from_fortune_text(read_text_file(path));
   if (poems.empty()) throw DataError(path.string() + ": no poem lines in it (not a fortunes-zh poem file?)");

@@ -13,12 +13,10 @@ static LmBatch make_batch(int64_t rows, int64_t block_size) {
   return b;
 }
 
-void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_size, int64_t row,
-              LmBatch& batch) {
+void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_size, int64_t row, LmBatch& batch) {
   if (start < 0 || start + block_size + 1 > static_cast<int64_t>(tokens.size()))
-    throw ShapeError("fill_row: window [" + std::to_string(start) + ", " +
-                     std::to_string(start + block_size + 1) + ") is outside " +
-                     std::to_string(tokens.size()) + " tokens");
+    throw ShapeError("fill_row: window [" + std::to_string(start) + ", " + std::to_string(start + block_size + 1) +
+                     ") is outside " + std::to_string(tokens.size()) + " tokens");
   const int32_t* src = tokens.data() + start;
   int32_t* in = batch.inputs.data.data() + row * block_size;
   int32_t* tg = batch.targets.data.data() + row * block_size;
@@ -43,8 +41,7 @@ LmBatch concat_rows(const std::vector<LmBatch>& batches, size_t begin, size_t en
   return out;
 }
 
-static void check_sizes(const Tokens& tokens, int64_t block_size, int64_t batch_size,
-                        const std::string& where) {
+static void check_sizes(const Tokens& tokens, int64_t block_size, int64_t batch_size, const std::string& where) {
   if (block_size < 1) throw ConfigError("data.block_size: must be >= 1, got " + std::to_string(block_size));
   if (batch_size < 1) throw ConfigError("train.batch_size: must be >= 1, got " + std::to_string(batch_size));
   int64_t n = tokens ? static_cast<int64_t>(tokens->size()) : 0;
@@ -68,8 +65,9 @@ LmBatch RandomWindows::next() {
 }
 
 nlohmann::json RandomWindows::get_state() const {
-  return {{"kind", "random_windows"}, {"seed", seed_}, {"rng", gen_.state()},
-          {"batches", drawn_}, {"tokens", tokens_->size()}, {"block_size", block_size_},
+  return {{"kind", "random_windows"},  {"seed", seed_},
+          {"rng", gen_.state()},       {"batches", drawn_},
+          {"tokens", tokens_->size()}, {"block_size", block_size_},
           {"batch_size", batch_size_}};
 }
 
@@ -94,14 +92,15 @@ void RandomWindows::set_state(const nlohmann::json& s) {
     seed_ = s.at("seed").get<uint64_t>();
   } catch (const nlohmann::json::exception& e) {
     throw bad_state(std::string("malformed (") + e.what() + ")");
-  } catch (const Error& e) {
-    throw bad_state(e.what());
-  }
+  } catch (const Error& e) { throw bad_state(e.what()); }
 }
 
-TorchWindows::TorchWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
-                           std::shared_ptr<TorchGenerator> gen, bool prefetch, const std::string& where)
-    : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size), gen_(std::move(gen)),
+TorchWindows::TorchWindows(Tokens tokens, int64_t block_size, int64_t batch_size, std::shared_ptr<TorchGenerator> gen,
+                           bool prefetch, const std::string& where)
+    : tokens_(std::move(tokens)),
+      block_size_(block_size),
+      batch_size_(batch_size),
+      gen_(std::move(gen)),
       prefetch_(prefetch) {
   check_sizes(tokens_, block_size, batch_size, where);
   if (prefetch_) pending_ = draw_starts();
@@ -124,8 +123,8 @@ LmBatch TorchWindows::next() {
 }
 
 nlohmann::json TorchWindows::get_state() const {
-  return {{"kind", "torch_windows"}, {"pending", pending_}, {"batches", drawn_}, {"tokens", tokens_->size()},
-          {"block_size", block_size_}, {"batch_size", batch_size_}};
+  return {{"kind", "torch_windows"},   {"pending", pending_},       {"batches", drawn_},
+          {"tokens", tokens_->size()}, {"block_size", block_size_}, {"batch_size", batch_size_}};
 }
 
 void TorchWindows::set_state(const nlohmann::json& s) {
@@ -135,18 +134,16 @@ void TorchWindows::set_state(const nlohmann::json& s) {
   try {
     std::vector<int64_t> pending = s.at("pending").get<std::vector<int64_t>>();
     const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;
-    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u)) throw bad_state("\"pending\" has the wrong length");
+    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u))
+      throw bad_state("\"pending\" has the wrong length");
     for (int64_t i : pending)
       if (i < 0 || i >= starts) throw bad_state("a pending window start is outside the data");
     pending_ = std::move(pending);
     drawn_ = s.at("batches").get<int64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw bad_state(std::string("malformed (") + e.what() + ")");
-  }
+  } catch (const nlohmann::json::exception& e) { throw bad_state(std::string("malformed (") + e.what() + ")"); }
 }
 
-SequentialWindows::SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
-                                     const std::string& where)
+SequentialWindows::SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size, const std::string& where)
     : tokens_(std::move(tokens)), block_size_(block_size), batch_size_(batch_size) {
   check_sizes(tokens_, block_size, batch_size, where);
   windows_ = (static_cast<int64_t>(tokens_->size()) - 1) / block_size_;

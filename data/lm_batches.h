@@ -36,16 +36,15 @@ struct LmBatch {
 
 // A language-modelling corpus split for training: what every LM data source produces.
 struct LmData {
-  Tokens train, val;                   // token ids; val may be empty (val_fraction 0)
+  Tokens train, val;  // token ids; val may be empty (val_fraction 0)
   std::shared_ptr<const Tokenizer> tokenizer;
-  std::string description;             // one line for the log, e.g. "input.txt: 1003854 train ..."
-  double entropy_floor = -1;           // nats/token the best model reaches; -1 when unknown
-  std::vector<std::string> notes;      // cache messages etc., for the log
+  std::string description;         // one line for the log, e.g. "input.txt: 1003854 train ..."
+  double entropy_floor = -1;       // nats/token the best model reaches; -1 when unknown
+  std::vector<std::string> notes;  // cache messages etc., for the log
 };
 
 // The window starting at `start` as row `row` of a batch (throws ShapeError when out of range).
-void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_size, int64_t row,
-              LmBatch& batch);
+void fill_row(const std::vector<int32_t>& tokens, int64_t start, int64_t block_size, int64_t row, LmBatch& batch);
 
 // The rows of batches [begin, end) as one batch (all (B_i, T) with the same T): evaluation runs
 // several batches through one forward, which is faster and gives the same mean loss.
@@ -101,8 +100,7 @@ class TorchWindows {
 // may have fewer rows). Deterministic, so it has no state.
 class SequentialWindows {
  public:
-  SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size,
-                    const std::string& where = "val split");
+  SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size, const std::string& where = "val split");
   int64_t num_windows() const { return windows_; }
   int64_t num_batches() const { return (windows_ + batch_size_ - 1) / batch_size_; }
   int64_t dropped_targets() const;

@@ -18,7 +18,8 @@ static void validate(const MarkovConfig& c, int64_t k) {
   if (c.min_successors < 1 || c.min_successors > c.max_successors || c.max_successors > k)
     fail("min_successors", "need 1 <= min_successors <= max_successors <= alphabet size (" +
                                std::to_string(c.min_successors) + ", " + std::to_string(c.max_successors) + ")");
-  if (!(c.smoothing > 0.0 && c.smoothing < 1.0)) fail("smoothing", "must be in (0, 1), got " + std::to_string(c.smoothing));
+  if (!(c.smoothing > 0.0 && c.smoothing < 1.0))
+    fail("smoothing", "must be in (0, 1), got " + std::to_string(c.smoothing));
   if (c.train_tokens < 2) fail("train_tokens", "must be >= 2, got " + std::to_string(c.train_tokens));
   if (c.val_tokens < 0) fail("val_tokens", "must be >= 0, got " + std::to_string(c.val_tokens));
 }
@@ -45,10 +46,13 @@ MarkovSource::MarkovSource(const MarkovConfig& cfg) : order_(cfg.order), alphabe
     for (int64_t i = 0; i < k_; ++i) std::swap(perm[i], perm[i + gen.randint(k_ - i)]);  // shuffle
     std::vector<double> w(static_cast<size_t>(k_), 0.0);
     int64_t chosen = 0;
-    if (space >= 0 && last != space) { w[space] = 1.0; ++chosen; }  // a word can always end
+    if (space >= 0 && last != space) {
+      w[space] = 1.0;
+      ++chosen;
+    }  // a word can always end
     for (int64_t i = 0; i < k_ && chosen < m; ++i) {
       int64_t c = perm[i];
-      if (c == space) continue;  // space only where it was put above
+      if (c == space) continue;                   // space only where it was put above
       double e = -std::log(1.0 - gen.uniform());  // Exp(1); squared for skew
       w[c] = e * e;
       ++chosen;
@@ -72,7 +76,10 @@ MarkovSource::MarkovSource(const MarkovConfig& cfg) : order_(cfg.order), alphabe
     for (int64_t ctx = 0; ctx < n_ctx_; ++ctx)
       for (int64_t c = 0; c < k_; ++c) next[(ctx * k_ + c) % n_ctx_] += pi_[ctx] * p_[ctx * k_ + c];
     double change = 0, total = 0;
-    for (size_t i = 0; i < next.size(); ++i) { change += std::abs(next[i] - pi_[i]); total += next[i]; }
+    for (size_t i = 0; i < next.size(); ++i) {
+      change += std::abs(next[i] - pi_[i]);
+      total += next[i];
+    }
     for (size_t i = 0; i < next.size(); ++i) pi_[i] = next[i] / total;
     if (change < 1e-15) break;
   }
@@ -90,7 +97,8 @@ double MarkovSource::entropy_given(int64_t n) const {
   if (n < 0) throw ConfigError("entropy_given: context length must be >= 0");
   if (order_ == 1) {  // n = 0: the entropy of the stationary distribution itself
     double h = 0;
-    for (double p : pi_) if (p > 0) h -= p * std::log(p);
+    for (double p : pi_)
+      if (p > 0) h -= p * std::log(p);
     return h;
   }
   // Order 2, n = 0 or 1: pi is the joint law of two consecutive symbols.
@@ -100,7 +108,8 @@ double MarkovSource::entropy_given(int64_t n) const {
     if (pi_[ctx] > 0) h_pair -= pi_[ctx] * std::log(pi_[ctx]);
     marginal[ctx / k_] += pi_[ctx];
   }
-  for (double m : marginal) if (m > 0) h_single -= m * std::log(m);
+  for (double m : marginal)
+    if (m > 0) h_single -= m * std::log(m);
   return n == 0 ? h_single : h_pair - h_single;  // H(X1 | X0) = H(X0, X1) - H(X0)
 }
 
@@ -119,7 +128,10 @@ std::vector<int32_t> MarkovSource::generate(int64_t n, Generator& gen) const {
   int64_t ctx = n_ctx_ - 1;
   for (int64_t i = 0; i < n_ctx_; ++i) {
     run += pi_[i];
-    if (u < run) { ctx = i; break; }
+    if (u < run) {
+      ctx = i;
+      break;
+    }
   }
   if (order_ == 2) out.push_back(static_cast<int32_t>(ctx / k_));
   out.push_back(static_cast<int32_t>(ctx % k_));

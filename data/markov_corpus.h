@@ -26,11 +26,11 @@ namespace sf::data {
 
 struct MarkovConfig {
   std::string alphabet = " abcdefghijklmnopqrstuvwxyz";  // symbols in id order, distinct
-  int64_t order = 2;            // 1 or 2 symbols of context
-  int64_t min_successors = 3;   // allowed next symbols per context (before smoothing)
+  int64_t order = 2;                                     // 1 or 2 symbols of context
+  int64_t min_successors = 3;                            // allowed next symbols per context (before smoothing)
   int64_t max_successors = 8;
-  double smoothing = 0.01;      // uniform probability mass mixed into every row, in (0, 1)
-  uint64_t seed = 1234;         // the source itself (its transition table)
+  double smoothing = 0.01;  // uniform probability mass mixed into every row, in (0, 1)
+  uint64_t seed = 1234;     // the source itself (its transition table)
   int64_t train_tokens = 200000;
   int64_t val_tokens = 20000;
 };

@@ -30,7 +30,7 @@ Seq2SeqBatch collate(const std::vector<Example>& examples, int ignore_index) {
       b.src[r * S + t] = e.src[static_cast<size_t>(t)];
       src_mask[r * S + t] = 0.0f;
     }
-    b.tgt_in[r * U] = kBos;                       // <bos> t0 t1 ...
+    b.tgt_in[r * U] = kBos;  // <bos> t0 t1 ...
     for (int64_t t = 0; t < u; ++t) {
       b.tgt_in[r * U + t + 1] = e.tgt[static_cast<size_t>(t)];
       b.tgt_out[r * U + t] = e.tgt[static_cast<size_t>(t)];  // t0 t1 ... <eos>

@@ -24,11 +24,11 @@
 namespace sf::data {
 
 struct Seq2SeqBatch {
-  IntTensor src;        // (B, S)
-  IntTensor tgt_in;     // (B, U)
-  IntTensor tgt_out;    // (B, U)
-  Tensor src_pad_mask;  // (B, S) float32, 1 = padding key
-  Tensor tgt_pad_mask;  // (B, U) float32, 1 = padding key (combine with the causal mask)
+  IntTensor src;                 // (B, S)
+  IntTensor tgt_in;              // (B, U)
+  IntTensor tgt_out;             // (B, U)
+  Tensor src_pad_mask;           // (B, S) float32, 1 = padding key
+  Tensor tgt_pad_mask;           // (B, U) float32, 1 = padding key (combine with the causal mask)
   std::vector<int64_t> src_len;  // (B) real source lengths
   std::vector<int64_t> tgt_len;  // (B) real decoder lengths: target length + 1
 };

@@ -22,8 +22,8 @@ TaskKind check_seq2seq_config(const Seq2SeqConfig& c) {
   else throw ConfigError("data.dataset: \"" + c.task + "\" is not a seq2seq task (copy, reverse, sort, addition)");
   if (c.min_len < 1) throw ConfigError("data.task_min_len: must be >= 1, got " + std::to_string(c.min_len));
   if (c.max_len < c.min_len)
-    throw ConfigError("data.task_max_len: must be >= data.task_min_len (" + std::to_string(c.min_len) +
-                      "), got " + std::to_string(c.max_len));
+    throw ConfigError("data.task_max_len: must be >= data.task_min_len (" + std::to_string(c.min_len) + "), got " +
+                      std::to_string(c.max_len));
   if (kind == TaskKind::addition && c.max_len > 17)
     throw ConfigError("data.task_max_len: addition supports up to 17 digits, got " + std::to_string(c.max_len));
   if (kind != TaskKind::addition && (c.num_symbols < 2 || c.num_symbols > 1000))
@@ -36,11 +36,13 @@ TaskKind check_seq2seq_config(const Seq2SeqConfig& c) {
     for (int64_t L = c.min_len; L <= c.max_len; ++L) per_number += double(numbers_with_digits(L));
     space = per_number * per_number;
   } else {
-    for (int64_t L = c.min_len; L <= c.max_len && space < 1e18; ++L) space += std::pow(double(c.num_symbols), double(L));
+    for (int64_t L = c.min_len; L <= c.max_len && space < 1e18; ++L)
+      space += std::pow(double(c.num_symbols), double(L));
   }
   if (space < 4.0 * double(c.eval_size))
     throw ConfigError("data.task_eval_size: " + std::to_string(c.eval_size) + " held-out examples out of only " +
-                      std::to_string(int64_t(space)) + " possible inputs leaves too few to train on; "
+                      std::to_string(int64_t(space)) +
+                      " possible inputs leaves too few to train on; "
                       "lower data.task_eval_size or raise data.task_max_len");
   return kind;
 }
@@ -173,12 +175,8 @@ std::string Seq2SeqTask::to_string(const std::vector<int32_t>& ids) const {
   return out;
 }
 
-int64_t Seq2SeqTask::max_src_len() const {
-  return kind_ == TaskKind::addition ? 2 * cfg_.max_len + 1 : cfg_.max_len;
-}
-int64_t Seq2SeqTask::max_tgt_len() const {
-  return kind_ == TaskKind::addition ? cfg_.max_len + 1 : cfg_.max_len;
-}
+int64_t Seq2SeqTask::max_src_len() const { return kind_ == TaskKind::addition ? 2 * cfg_.max_len + 1 : cfg_.max_len; }
+int64_t Seq2SeqTask::max_tgt_len() const { return kind_ == TaskKind::addition ? cfg_.max_len + 1 : cfg_.max_len; }
 
 nlohmann::json Seq2SeqTask::get_state() const {
   return {{"kind", "seq2seq"}, {"task", cfg_.task}, {"rng", gen_.state()}, {"examples", drawn_}};
@@ -192,9 +190,7 @@ void Seq2SeqTask::set_state(const nlohmann::json& s) {
     drawn_ = s.at("examples").get<int64_t>();
   } catch (const nlohmann::json::exception& e) {
     throw DataError(std::string("data state in checkpoint: malformed (") + e.what() + ")");
-  } catch (const Error& e) {
-    throw DataError(std::string("data state in checkpoint: ") + e.what());
-  }
+  } catch (const Error& e) { throw DataError(std::string("data state in checkpoint: ") + e.what()); }
 }
 
 double exact_match_accuracy(const std::vector<std::vector<int32_t>>& predictions,

@@ -61,13 +61,13 @@ class Seq2SeqTask {
  public:
   Seq2SeqTask(const Seq2SeqConfig& cfg, uint64_t seed);
 
-  int32_t vocab_size() const;                 // 3 special tokens + content symbols
-  std::string token_name(int32_t id) const;   // "<pad>", "<bos>", "<eos>", "a", "7", "+"
+  int32_t vocab_size() const;                                    // 3 special tokens + content symbols
+  std::string token_name(int32_t id) const;                      // "<pad>", "<bos>", "<eos>", "a", "7", "+"
   std::string to_string(const std::vector<int32_t>& ids) const;  // names joined by spaces
-  int64_t max_src_len() const;                // longest source (addition: 2 * max_len + 1)
-  int64_t max_tgt_len() const;                // longest target, without <bos>/<eos>
+  int64_t max_src_len() const;                                   // longest source (addition: 2 * max_len + 1)
+  int64_t max_tgt_len() const;                                   // longest target, without <bos>/<eos>
 
-  Example next();                             // the next training example
+  Example next();  // the next training example
   std::vector<Example> next_batch(int64_t batch_size);
   const std::vector<Example>& eval_set() const { return eval_; }
 
@@ -88,7 +88,6 @@ class Seq2SeqTask {
 
 // Exact-match accuracy: the fraction of examples whose predicted target equals the true one
 // exactly. Each prediction is cut at its first <eos> (if any) before comparing.
-double exact_match_accuracy(const std::vector<std::vector<int32_t>>& predictions,
-                            const std::vector<Example>& examples);
+double exact_match_accuracy(const std::vector<std::vector<int32_t>>& predictions, const std::vector<Example>& examples);
 
 }  // namespace sf::data

@@ -40,7 +40,8 @@ std::string read_corpus(const fs::path& path, std::vector<fs::path>* files_read)
 
 std::shared_ptr<const Tokenizer> make_tokenizer(const TokenizerConfig& cfg, const std::string& text) {
   if (cfg.type == "char") return std::make_shared<CharTokenizer>(CharTokenizer::build(text, cfg.unk));
-  if (cfg.type == "bpe") return std::make_shared<BpeTokenizer>(BpeTokenizer::train(text, cfg.vocab_size, cfg.gpt2_split));
+  if (cfg.type == "bpe")
+    return std::make_shared<BpeTokenizer>(BpeTokenizer::train(text, cfg.vocab_size, cfg.gpt2_split));
   throw ConfigError("data.tokenizer: \"" + cfg.type + "\" is not a tokenizer (expected \"char\" or \"bpe\")");
 }
 
@@ -72,7 +73,10 @@ LmData load_text_dataset(const TextDataConfig& cfg, const TokenizerConfig& tok_c
   }
   CachedTokens ct;
   try {
-    ct = encode_with_cache(text, *tokenizer, !cfg.cache ? fs::path() : !cfg.cache_path.empty() ? cfg.cache_path : cache_path_for(cfg.path));
+    ct = encode_with_cache(text, *tokenizer,
+                           !cfg.cache                ? fs::path()
+                           : !cfg.cache_path.empty() ? cfg.cache_path
+                                                     : cache_path_for(cfg.path));
   } catch (const DataError& e) {  // e.g. a character the (checkpoint's) vocabulary lacks
     throw DataError(where + ": " + e.what());
   }
@@ -88,15 +92,15 @@ LmData load_text_dataset(const TextDataConfig& cfg, const TokenizerConfig& tok_c
   int64_t n_train = static_cast<int64_t>(std::floor(double(n) * (1.0 - cfg.val_fraction)));
   int64_t n_val = n - n_train;
   if (n_train < need || (n_val > 0 && n_val < need))
-    throw DataError(where + ": " + std::to_string(n) + " tokens split into " + std::to_string(n_train) +
-                    " train + " + std::to_string(n_val) + " val, but each split needs at least block_size + 1 = " +
+    throw DataError(where + ": " + std::to_string(n) + " tokens split into " + std::to_string(n_train) + " train + " +
+                    std::to_string(n_val) + " val, but each split needs at least block_size + 1 = " +
                     std::to_string(need) + " (change data.val_fraction or data.block_size)");
   data.train = std::make_shared<const std::vector<int32_t>>(ct.ids.begin(), ct.ids.begin() + n_train);
   data.val = std::make_shared<const std::vector<int32_t>>(ct.ids.begin() + n_train, ct.ids.end());
   data.tokenizer = tokenizer;
   data.description = where + ": " + std::to_string(n) + " " + tokenizer->kind() + " tokens (vocab " +
-                     std::to_string(tokenizer->vocab_size()) + "), " + std::to_string(n_train) +
-                     " train / " + std::to_string(n_val) + " val";
+                     std::to_string(tokenizer->vocab_size()) + "), " + std::to_string(n_train) + " train / " +
+                     std::to_string(n_val) + " val";
   return data;
 }
 

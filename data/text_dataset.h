@@ -22,10 +22,10 @@ struct TokenizerConfig {
 };
 
 struct TextDataConfig {
-  std::filesystem::path path;  // a text file, or a folder of .txt files
-  double val_fraction = 0.1;   // in [0, 1); 0 means no validation split
-  int64_t block_size = 64;     // both splits must hold at least block_size + 1 tokens
-  bool cache = true;           // keep token ids in "<file>.tokens.bin" (folder: "<folder>/.tokens.bin")
+  std::filesystem::path path;        // a text file, or a folder of .txt files
+  double val_fraction = 0.1;         // in [0, 1); 0 means no validation split
+  int64_t block_size = 64;           // both splits must hold at least block_size + 1 tokens
+  bool cache = true;                 // keep token ids in "<file>.tokens.bin" (folder: "<folder>/.tokens.bin")
   std::filesystem::path cache_path;  // a different cache file (e.g. when the text's folder is shared)
 };
 

@@ -54,15 +54,15 @@ int run_command(const std::vector<std::string>& argv, const fs::path& stderr_fil
 static std::string file_sha256(const fs::path& p) {
   try {
     return sha256_hex(read_file_bytes(p));
-  } catch (const DataError&) {
-    return "";
-  }
+  } catch (const DataError&) { return ""; }
 }
 
 // The last non-empty line of a small text file (a tool's error message).
 static std::string last_line(const fs::path& p) {
   std::string text;
-  try { text = read_file_bytes(p); } catch (const DataError&) { return ""; }
+  try {
+    text = read_file_bytes(p);
+  } catch (const DataError&) { return ""; }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   size_t nl = text.find_last_of('\n');
   return nl == std::string::npos ? text : text.substr(nl + 1);
@@ -97,15 +97,18 @@ fs::path ensure_tiny_shakespeare(const ShakespeareOptions& o) {
     if (fs::is_regular_file(p, ec) && file_sha256(p) == want) return p;
 
   // 4. download into a temp file in the cache, check it, move it into place
-  const std::string offline_help =
-      ". If this machine is offline, download " + o.url + " elsewhere and put the file at " +
-      target.string() + " (or set SF_TINYSHAKESPEARE=/path/to/input.txt); its sha256 must be " + want + note;
+  const std::string offline_help = ". If this machine is offline, download " + o.url +
+                                   " elsewhere and put the file at " + target.string() +
+                                   " (or set SF_TINYSHAKESPEARE=/path/to/input.txt); its sha256 must be " + want + note;
   if (!o.download) throw DataError("Tiny Shakespeare not found and downloading is off" + offline_help);
   fs::create_directories(o.cache_dir, ec);
   if (ec) throw DataError(o.cache_dir.string() + ": cannot create the data cache folder (" + ec.message() + ")");
   const std::string suffix = ".part." + std::to_string(::getpid());
   const fs::path part = target.string() + suffix, err = target.string() + ".log" + suffix;
-  auto cleanup = [&] { fs::remove(part, ec); fs::remove(err, ec); };
+  auto cleanup = [&] {
+    fs::remove(part, ec);
+    fs::remove(err, ec);
+  };
   const std::string t = std::to_string(o.timeout_seconds);
   int rc = run_command({"curl", "-fsSL", "--max-time", t, "-o", part.string(), o.url}, err);
   std::string tool = "curl";
@@ -117,8 +120,8 @@ fs::path ensure_tiny_shakespeare(const ShakespeareOptions& o) {
     std::string why = rc == 127 ? "neither curl nor wget is installed" : tool + " exited with " + std::to_string(rc);
     std::string msg = last_line(err);
     cleanup();
-    throw DataError("could not download Tiny Shakespeare from " + o.url + " (" + why +
-                    (msg.empty() ? "" : ": " + msg) + ")" + offline_help);
+    throw DataError("could not download Tiny Shakespeare from " + o.url + " (" + why + (msg.empty() ? "" : ": " + msg) +
+                    ")" + offline_help);
   }
   std::string bytes;
   try {
@@ -130,8 +133,8 @@ fs::path ensure_tiny_shakespeare(const ShakespeareOptions& o) {
   cleanup();
   std::string got = sha256_hex(bytes);
   if (got != want)
-    throw DataError("downloaded " + o.url + " but its sha256 is " + got + ", expected " + want +
-                    "; nothing was saved" + offline_help);
+    throw DataError("downloaded " + o.url + " but its sha256 is " + got + ", expected " + want + "; nothing was saved" +
+                    offline_help);
   write_file_atomic(target, bytes);
   return target;
 }

@@ -29,11 +29,11 @@ std::filesystem::path shipped_tiny_shakespeare();
 std::vector<std::filesystem::path> default_shakespeare_search();
 
 struct ShakespeareOptions {
-  std::filesystem::path cache_dir;                 // the download lands in cache_dir/tinyshakespeare.txt
+  std::filesystem::path cache_dir;  // the download lands in cache_dir/tinyshakespeare.txt
   std::string url = kTinyShakespeareUrl;
   std::vector<std::filesystem::path> search = default_shakespeare_search();
-  bool use_env = true;      // honour $SF_TINYSHAKESPEARE
-  bool download = true;     // false: only look for existing copies
+  bool use_env = true;   // honour $SF_TINYSHAKESPEARE
+  bool download = true;  // false: only look for existing copies
   int timeout_seconds = 120;
 };
 

@@ -25,8 +25,7 @@ static uint64_t get_le(const std::string& s, size_t at, int nbytes) {
   return v;
 }
 
-std::string cache_problem(const std::string& bytes, const std::string& text_sha,
-                          const Tokenizer& tok) {
+std::string cache_problem(const std::string& bytes, const std::string& text_sha, const Tokenizer& tok) {
   if (bytes.size() < kHeader) return "file is shorter than its 64-byte header";
   if (std::memcmp(bytes.data(), kMagic, 8) != 0) return "not a token cache (bad magic)";
   if (get_le(bytes, 8, 4) != kVersion) return "format version " + std::to_string(get_le(bytes, 8, 4));
@@ -42,8 +41,7 @@ std::string cache_problem(const std::string& bytes, const std::string& text_sha,
   return "";
 }
 
-CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok,
-                               const std::filesystem::path& cache_path) {
+CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok, const std::filesystem::path& cache_path) {
   CachedTokens out;
   if (cache_path.empty()) {
     out.ids = tok.encode(text);
@@ -63,8 +61,7 @@ CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok,
     if (why.empty()) {
       uint64_t n = get_le(bytes, 48, 8);
       out.ids.resize(n);
-      for (uint64_t i = 0; i < n; ++i)
-        out.ids[i] = static_cast<int32_t>(get_le(bytes, kHeader + 4 * i, 4));
+      for (uint64_t i = 0; i < n; ++i) out.ids[i] = static_cast<int32_t>(get_le(bytes, kHeader + 4 * i, 4));
       out.from_cache = true;
       out.note = "read " + std::to_string(n) + " token ids from " + cache_path.string();
       return out;
@@ -79,14 +76,11 @@ CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok,
   std::memcpy(bytes.data() + 16, fingerprint.data(), 16);
   std::memcpy(bytes.data() + 32, text_sha.data(), 16);
   put_u64(bytes, 48, out.ids.size());
-  for (size_t i = 0; i < out.ids.size(); ++i)
-    put_u32(bytes, kHeader + 4 * i, static_cast<uint32_t>(out.ids[i]));
+  for (size_t i = 0; i < out.ids.size(); ++i) put_u32(bytes, kHeader + 4 * i, static_cast<uint32_t>(out.ids[i]));
   try {
     write_file_atomic(cache_path, bytes);
     out.note = "wrote token cache " + cache_path.string() + " (" + why + ")";
-  } catch (const DataError& e) {
-    out.note = std::string("token cache not written: ") + e.what();
-  }
+  } catch (const DataError& e) { out.note = std::string("token cache not written: ") + e.what(); }
   return out;
 }
 

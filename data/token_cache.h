@@ -30,11 +30,9 @@ struct CachedTokens {
 };
 
 // Token ids of `text` under `tok`, through the cache file `cache_path` (empty path: no cache).
-CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok,
-                               const std::filesystem::path& cache_path);
+CachedTokens encode_with_cache(const std::string& text, const Tokenizer& tok, const std::filesystem::path& cache_path);
 
 // Why `bytes` is not a valid cache for (text_sha, tok); empty string when it is valid.
-std::string cache_problem(const std::string& bytes, const std::string& text_sha,
-                          const Tokenizer& tok);
+std::string cache_problem(const std::string& bytes, const std::string& text_sha, const Tokenizer& tok);
 
 }  // namespace sf::data

@@ -11,9 +11,7 @@ namespace sf::data {
 
 std::string Tokenizer::hash() const { return sha256_hex(to_json().dump()).substr(0, 16); }
 
-void Tokenizer::save(const std::filesystem::path& path) const {
-  write_file_atomic(path, to_json().dump(1) + "\n");
-}
+void Tokenizer::save(const std::filesystem::path& path) const { write_file_atomic(path, to_json().dump(1) + "\n"); }
 
 std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
@@ -31,21 +29,20 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path) {
   return tokenizer_from_json(j, path.string());
 }
 
-void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved,
-                          const std::string& where) {
+void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved, const std::string& where) {
   auto theirs = tokenizer_from_json(saved, where);
   if (theirs->to_json() == current.to_json()) return;
-  std::string msg = where + ": the data's tokenizer does not match the checkpoint's (" +
-                    current.kind() + " vocab of " + std::to_string(current.vocab_size()) +
-                    " vs checkpoint's " + theirs->kind() + " vocab of " +
+  std::string msg = where + ": the data's tokenizer does not match the checkpoint's (" + current.kind() + " vocab of " +
+                    std::to_string(current.vocab_size()) + " vs checkpoint's " + theirs->kind() + " vocab of " +
                     std::to_string(theirs->vocab_size()) + ")";
   // Name the first token that decodes differently, to help find the cause.
   int32_t n = std::min(current.vocab_size(), theirs->vocab_size());
   for (int32_t id = 0; id < n; ++id) {
     std::string a = current.decode({id}), b = theirs->decode({id});
     if (a != b) {
-      msg += "; first difference at id " + std::to_string(id) + ": " + nlohmann::json(a).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-             " vs " + nlohmann::json(b).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      msg += "; first difference at id " + std::to_string(id) + ": " +
+             nlohmann::json(a).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " vs " +
+             nlohmann::json(b).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       break;
     }
   }
@@ -55,9 +52,8 @@ void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved,
 void check_ids(const std::vector<int32_t>& ids, int32_t vocab_size, const char* who) {
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] < 0 || ids[i] >= vocab_size)
-      throw DataError(std::string(who) + ": token id " + std::to_string(ids[i]) + " at position " +
-                      std::to_string(i) + " is outside the vocabulary [0, " +
-                      std::to_string(vocab_size) + ")");
+      throw DataError(std::string(who) + ": token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
+                      " is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
 }
 
 }  // namespace sf::data

@@ -20,7 +20,7 @@ class Tokenizer {
   // Token ids -> text. Throws DataError on an id outside [0, vocab_size).
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;
   virtual int32_t vocab_size() const = 0;
-  virtual std::string kind() const = 0;         // "char" or "bpe"
+  virtual std::string kind() const = 0;        // "char" or "bpe"
   virtual nlohmann::json to_json() const = 0;  // {"type": kind(), ...}: everything to rebuild it
 
   // Fingerprint: the first 16 hex digits of sha256(to_json().dump()); stored in token caches
@@ -35,8 +35,7 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path);
 
 // Throws DataError when `current` differs from the tokenizer saved in a checkpoint (`saved`,
 // as JSON), naming `where`, both vocab sizes and the first differing entry.
-void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved,
-                          const std::string& where);
+void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved, const std::string& where);
 
 // Throws DataError when an id is outside [0, vocab_size); used by decode().
 void check_ids(const std::vector<int32_t>& ids, int32_t vocab_size, const char* who);

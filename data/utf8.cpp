@@ -50,8 +50,8 @@ std::string Utf8Stream::push(std::string_view bytes) {
   size_t i = 0;
   while (i < pending_.size()) {
     // The valid characters from i on go out whole.
-    size_t bad = static_cast<size_t>(utf8::find_invalid(pending_.begin() + static_cast<std::ptrdiff_t>(i), pending_.end()) -
-                                     pending_.begin());
+    size_t bad = static_cast<size_t>(
+        utf8::find_invalid(pending_.begin() + static_cast<std::ptrdiff_t>(i), pending_.end()) - pending_.begin());
     out.append(pending_, i, bad - i);
     i = bad;
     if (i == pending_.size()) break;
@@ -77,7 +77,8 @@ std::string Utf8Stream::finish(bool* incomplete_tail) {
 }
 
 void utf8_append(char32_t cp, std::string& out) {
-  utf8::append(static_cast<uint32_t>(cp), std::back_inserter(out));  // throws utf8::invalid_code_point past U+10FFFF or for a surrogate
+  utf8::append(static_cast<uint32_t>(cp),
+               std::back_inserter(out));  // throws utf8::invalid_code_point past U+10FFFF or for a surrogate
 }
 
 std::string utf8_encode(const std::vector<char32_t>& cps) {

@@ -13,7 +13,7 @@
 
 int main() {
   sf::manual_seed(0);
-  sf::Linear layer(4, 3);  // weight (3, 4), bias (3)
+  sf::Linear layer(4, 3);                                                    // weight (3, 4), bias (3)
   sf::Tensor x = sf::Tensor::from_vector({1, 2, 3, 4, 0, 1, 0, 1}, {2, 4});  // (T, C) = (2, 4)
   sf::sum(sf::gelu(layer.forward(x))).backward();
 

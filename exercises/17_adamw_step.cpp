@@ -22,8 +22,8 @@
 
 namespace sf::exercise {
 
-void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m,
-                std::vector<double>& v, int64_t t, const AdamWConfig& config) {
+void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m, std::vector<double>& v,
+                int64_t t, const AdamWConfig& config) {
   // TODO: update p, m and v.
   todo("adamw_step in exercises/17_adamw_step.cpp");
 }

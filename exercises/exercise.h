@@ -60,7 +60,7 @@ Tensor causal_attention(const Tensor& q, const Tensor& k, const Tensor& v);
 // 09: the online softmax: the running (max, sum of exponentials) of a stream of scores.
 struct SoftmaxState {
   double max = -std::numeric_limits<double>::infinity();  // the largest score so far (-inf before any)
-  double sum = 0.0;         // sum of exp(score - max) over the scores seen so far
+  double sum = 0.0;                                       // sum of exp(score - max) over the scores seen so far
 };
 // Folds one more score into the state.
 void online_softmax_update(SoftmaxState& state, double score);
@@ -106,14 +106,14 @@ double clip_grad_norm(std::vector<std::vector<double>>& grads, double max_norm);
 struct AdamWConfig {
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
 };
-void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m,
-                std::vector<double>& v, int64_t t, const AdamWConfig& config);
+void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m, std::vector<double>& v,
+                int64_t t, const AdamWConfig& config);
 
 // ---- lesson 13: mixed precision ----
 // 18: dynamic loss scaling: unscale the gradients, decide whether to step, adjust the scale.
 struct LossScaler {
-  double scale = 65536.0;       // S
-  int64_t good_steps = 0;       // finite steps since the scale last changed
+  double scale = 65536.0;  // S
+  int64_t good_steps = 0;  // finite steps since the scale last changed
   double growth_factor = 2.0;
   double backoff_factor = 0.5;
   int64_t growth_interval = 2000;

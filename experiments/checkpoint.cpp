@@ -34,8 +34,8 @@ static std::string record_checksum(json record) {
 }
 
 void save_checkpoint(const std::string& run_dir, const std::string& name, int64_t step, Task& task,
-                     const Optimizer& optimizer, const MixedPrecision& mp, const json& config,
-                     const json& loop, const json& run) {
+                     const Optimizer& optimizer, const MixedPrecision& mp, const json& config, const json& loop,
+                     const json& run) {
   fs::path dir = fs::path(run_dir) / "checkpoints";
   fs::create_directories(dir);
   char stem[64];
@@ -88,7 +88,8 @@ LoopState loop_state_from_json(const json& loop) {
 // in train --resume, eval and sample finds what it expects: CheckpointError naming the field.
 static void check_record_fields(const json& record, const std::string& where) {
   auto bad = [&](const std::string& field, const std::string& what) {
-    return CheckpointError(where + ": field \"" + field + "\" " + what + " (not a scratchformer checkpoint record, or corrupt)");
+    return CheckpointError(where + ": field \"" + field + "\" " + what +
+                           " (not a scratchformer checkpoint record, or corrupt)");
   };
   if (!record.contains("step") || !record["step"].is_number_integer() || record["step"].get<int64_t>() < 0)
     throw bad("step", "must be an integer >= 0");
@@ -121,13 +122,15 @@ json read_checkpoint_record(const std::string& record_path) {
     throw CheckpointError(record_path + ": not a valid checkpoint record (truncated or corrupt JSON)");
   if (record.contains("record_sha256") &&
       (!record["record_sha256"].is_string() || record["record_sha256"].get<std::string>() != record_checksum(record)))
-    throw CheckpointError(record_path + ": the record's checksum (record_sha256) does not match its content (edited or corrupt)");
+    throw CheckpointError(record_path +
+                          ": the record's checksum (record_sha256) does not match its content (edited or corrupt)");
   check_record_fields(record, record_path);
   fs::path dir = fs::path(record_path).parent_path();
   for (const char* part : {"weights", "optimizer"}) {
     const json& f = record["files"][part];
     std::string path = (dir / f["path"].get<std::string>()).string();
-    if (!fs::is_regular_file(path)) throw CheckpointError(path + ": missing (the checkpoint " + record_path + " needs it)");
+    if (!fs::is_regular_file(path))
+      throw CheckpointError(path + ": missing (the checkpoint " + record_path + " needs it)");
     uint64_t size = fs::file_size(path), expected = f["bytes"].get<uint64_t>();
     if (size != expected)
       throw CheckpointError(path + ": " + std::to_string(size) + " bytes, but the checkpoint record says " +
@@ -146,7 +149,8 @@ void load_checkpoint_weights(const std::string& record_path, const json& record,
 
 void check_resumable(const std::string& record_path, const json& record) {
   if (record.contains("weights_only") && record["weights_only"] == true)
-    throw CheckpointError(record_path + ": holds weights only (converted, e.g. from nanoGPT): it can be evaluated "
+    throw CheckpointError(record_path +
+                          ": holds weights only (converted, e.g. from nanoGPT): it can be evaluated "
                           "and sampled, not resumed");
 }
 

@@ -57,8 +57,8 @@ nlohmann::json read_checkpoint_record(const std::string& record_path);
 
 // Restores the model weights (always), and when given the optimizer, the loss scaler and the data
 // position / RNG state, from a verified record. Nothing is modified when any part does not fit.
-void restore_checkpoint(const std::string& record_path, const nlohmann::json& record, Task& task,
-                        Optimizer* optimizer, MixedPrecision* mp);
+void restore_checkpoint(const std::string& record_path, const nlohmann::json& record, Task& task, Optimizer* optimizer,
+                        MixedPrecision* mp);
 
 // CheckpointError unless the record can be resumed (a "weights_only" one cannot).
 void check_resumable(const std::string& record_path, const nlohmann::json& record);

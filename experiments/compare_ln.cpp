@@ -71,9 +71,12 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
         throw ConfigError("compare." + key + ": unknown key (" + valid + ")");
       }
     }
-    if (o.grad_batches < 1) throw ConfigError("compare.grad_batches: must be >= 1, got " + std::to_string(o.grad_batches));
-    if (o.warmup_steps < 1) throw ConfigError("compare.warmup_steps: must be >= 1, got " + std::to_string(o.warmup_steps));
-    if (o.seeds < 1 || o.seeds > 100) throw ConfigError("compare.seeds: must be from 1 to 100, got " + std::to_string(o.seeds));
+    if (o.grad_batches < 1)
+      throw ConfigError("compare.grad_batches: must be >= 1, got " + std::to_string(o.grad_batches));
+    if (o.warmup_steps < 1)
+      throw ConfigError("compare.warmup_steps: must be >= 1, got " + std::to_string(o.warmup_steps));
+    if (o.seeds < 1 || o.seeds > 100)
+      throw ConfigError("compare.seeds: must be from 1 to 100, got " + std::to_string(o.seeds));
     if (o.quick) {  // for tests and a first look: fewer seeds and batches, no sweep beyond optim.lr
       o.seeds = std::min<int64_t>(o.seeds, 2);
       o.grad_batches = std::min<int64_t>(o.grad_batches, 4);
@@ -87,9 +90,7 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
     if (o.train_curves && o.warmup_steps >= study.base.train.steps)
       throw ConfigError("compare.warmup_steps: must be shorter than train.steps (" +
                         std::to_string(study.base.train.steps) + "), got " + std::to_string(o.warmup_steps));
-  } catch (const ConfigError& e) {
-    throw ConfigError(path + ": " + e.what());
-  }
+  } catch (const ConfigError& e) { throw ConfigError(path + ": " + e.what()); }
   return study;
 }
 
@@ -305,10 +306,15 @@ namespace {
 class Study {
  public:
   Study(const CompareStudy& study, std::ostream& log)
-      : base(study.base), o(study.options), dir(base.output.run_dir), L(base.model.n_layer), log_(log),
+      : base(study.base),
+        o(study.options),
+        dir(base.output.run_dir),
+        L(base.model.n_layer),
+        log_(log),
         t0_(std::chrono::steady_clock::now()) {
     if (fs::exists(dir / "report.md") && !base.output.overwrite)
-      throw ConfigError("output.run_dir: " + dir.string() + " already holds a report; use --set output.overwrite=true or another run_dir");
+      throw ConfigError("output.run_dir: " + dir.string() +
+                        " already holds a report; use --set output.overwrite=true or another run_dir");
     fs::create_directories(dir);
     for (int64_t k = 0; k < o.seeds; ++k) seeds.push_back(base.train.seed + k);
     lrs = {base.optim.lr};
@@ -345,8 +351,10 @@ class Study {
       depths.push_back(static_cast<double>(d));
       std::vector<double> post_v, pre_v, top_v;
       for (size_t k = 0; k < seeds.size(); ++k) {
-        post_v.push_back(d == L ? post_grad_s[k].back() : ffn_grad_norms(variant(base, "post", d, seeds[k]), o.grad_batches).back());
-        pre_v.push_back(d == L ? pre_grad_s[k].back() : ffn_grad_norms(variant(base, "pre", d, seeds[k]), o.grad_batches).back());
+        post_v.push_back(d == L ? post_grad_s[k].back()
+                                : ffn_grad_norms(variant(base, "post", d, seeds[k]), o.grad_batches).back());
+        pre_v.push_back(d == L ? pre_grad_s[k].back()
+                               : ffn_grad_norms(variant(base, "pre", d, seeds[k]), o.grad_batches).back());
         top_v.push_back(hidden_norms(variant(base, "pre", d, seeds[k]), 2).back());
         post_by_seed[k].push_back(post_v.back());
         pre_by_seed[k].push_back(pre_v.back());
@@ -370,7 +378,11 @@ class Study {
     // 4. training: at optim.lr all four variants; at the other swept lrs Post-LN with and without
     //    warmup and Pre-LN without. Same seeds (weights and batches) for every variant.
     if (o.train_curves) {
-      struct Plan { std::string norm; bool warm; double lr; };
+      struct Plan {
+        std::string norm;
+        bool warm;
+        double lr;
+      };
       std::vector<Plan> plan;
       for (double lr : lrs)
         for (const char* norm : {"post", "pre"})
@@ -412,7 +424,8 @@ class Study {
             notes.push_back(name + " diverged: " + e.what());
           }
           ++done;
-          progress("  run " + std::to_string(done) + "/" + std::to_string(total) + ": " + name + " val " + num(run.val_loss));
+          progress("  run " + std::to_string(done) + "/" + std::to_string(total) + ": " + name + " val " +
+                   num(run.val_loss));
           runs.push_back(std::move(run));
         }
     }
@@ -424,7 +437,8 @@ class Study {
     grad_csv << "seed,layer,post_ln,pre_ln\n";
     for (size_t k = 0; k < seeds.size(); ++k)
       for (int64_t i = 0; i < L; ++i)
-        grad_csv << seeds[k] << "," << i + 1 << "," << num(post_grad_s[k][i], 8) << "," << num(pre_grad_s[k][i], 8) << "\n";
+        grad_csv << seeds[k] << "," << i + 1 << "," << num(post_grad_s[k][i], 8) << "," << num(pre_grad_s[k][i], 8)
+                 << "\n";
     depth_csv << "layers,post_ln_last_mean,post_ln_last_sd,pre_ln_last_mean,pre_ln_last_sd\n";
     for (size_t i = 0; i < depths.size(); ++i)
       depth_csv << depths[i] << "," << num(post_last[i].mean, 8) << "," << num(post_last[i].sd, 8) << ","
@@ -432,7 +446,8 @@ class Study {
     hidden_csv << "seed,layer,post_ln,pre_ln\n";
     for (size_t k = 0; k < seeds.size(); ++k)
       for (int64_t i = 0; i <= L; ++i)
-        hidden_csv << seeds[k] << "," << i << "," << num(post_hidden_s[k][i], 8) << "," << num(pre_hidden_s[k][i], 8) << "\n";
+        hidden_csv << seeds[k] << "," << i << "," << num(post_hidden_s[k][i], 8) << "," << num(pre_hidden_s[k][i], 8)
+                   << "\n";
     runs_csv << "variant,lr,seed,val_loss\n";
     curve_csv << "variant,lr,seed,step,loss\n";
     for (const Run& r : runs) {
@@ -456,25 +471,35 @@ class Study {
     for (int64_t i = 0; i <= L; ++i) layers0.push_back(static_cast<double>(i));
     const std::string post_color = "#d62728", pre_color = "#1f77b4";
     const std::string seeds_note = " (mean ± sd over " + std::to_string(seeds.size()) + " seeds)";
-    auto note = [&](const std::string& n) { if (!n.empty()) notes.push_back(n); };
+    auto note = [&](const std::string& n) {
+      if (!n.empty()) notes.push_back(n);
+    };
     note(plot(band_block("p", layers, post_grad) + band_block("q", layers, pre_grad) +
-                  "set title 'FFN W2 gradient norm per layer at init" + seeds_note + "'\nset xlabel 'layer'\nset ylabel '||mean grad||_F'\n"
-                  "plot " + band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
+                  "set title 'FFN W2 gradient norm per layer at init" + seeds_note +
+                  "'\nset xlabel 'layer'\nset ylabel '||mean grad||_F'\n"
+                  "plot " +
+                  band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
               (dir / "grad_norms.png").string()));
     note(plot(band_block("p", depths, post_last) + band_block("q", depths, pre_last) +
-                  "set title 'last layer FFN W2 gradient norm vs depth" + seeds_note + "'\nset logscale xy\nset xlabel 'layers'\nset ylabel '||mean grad||_F'\n"
-                  "plot " + band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
+                  "set title 'last layer FFN W2 gradient norm vs depth" + seeds_note +
+                  "'\nset logscale xy\nset xlabel 'layers'\nset ylabel '||mean grad||_F'\n"
+                  "plot " +
+                  band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
               (dir / "depth.png").string()));
     note(plot(band_block("p", layers0, post_hidden) + band_block("q", layers0, pre_hidden) +
-                  "set title 'hidden-state norm after each layer at init" + seeds_note + "'\nset xlabel 'layer (0 = input of block 1)'\nset ylabel 'mean ||x_t||'\n"
-                  "plot " + band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
+                  "set title 'hidden-state norm after each layer at init" + seeds_note +
+                  "'\nset xlabel 'layer (0 = input of block 1)'\nset ylabel 'mean ||x_t||'\n"
+                  "plot " +
+                  band_plot("p", post_color, "Post-LN") + ", " + band_plot("q", pre_color, "Pre-LN"),
               (dir / "hidden_norms.png").string()));
     // Training at optim.lr: per variant the raw mean over seeds (faint), the smoothed mean and the
     // ± sd band of the smoothed per-seed curves.
     const int64_t window = std::max<int64_t>(1, base.train.steps / 20);
     if (!runs.empty()) {
-      const std::vector<std::pair<std::string, std::string>> variants = {
-          {"post_ln_no_warmup", post_color}, {"post_ln_warmup", "#ff7f0e"}, {"pre_ln_no_warmup", pre_color}, {"pre_ln_warmup", "#2ca02c"}};
+      const std::vector<std::pair<std::string, std::string>> variants = {{"post_ln_no_warmup", post_color},
+                                                                         {"post_ln_warmup", "#ff7f0e"},
+                                                                         {"pre_ln_no_warmup", pre_color},
+                                                                         {"pre_ln_warmup", "#2ca02c"}};
       std::string body, raw_plots, band_plots, line_plots;
       for (size_t v = 0; v < variants.size(); ++v) {
         std::vector<std::vector<double>> raw, smoothed;
@@ -490,8 +515,10 @@ class Study {
         for (const Stat& t : stats(raw)) raw_mean.push_back(t.mean);
         std::string n = "c" + std::to_string(v), color = variants[v].second;
         body += data_block(n + "raw", {steps, raw_mean}) + band_block(n, steps, stats(smoothed));
-        raw_plots += "$" + n + "raw u 1:2 w l lw 1 lc rgb '#99" + color.substr(1) + "' notitle, ";  // #AARRGGBB: 60% transparent
-        band_plots += "$" + n + " u 1:3:4 w filledcurves fc rgb '" + color + "' fs transparent solid 0.2 noborder notitle, ";
+        raw_plots +=
+            "$" + n + "raw u 1:2 w l lw 1 lc rgb '#99" + color.substr(1) + "' notitle, ";  // #AARRGGBB: 60% transparent
+        band_plots +=
+            "$" + n + " u 1:3:4 w filledcurves fc rgb '" + color + "' fs transparent solid 0.2 noborder notitle, ";
         line_plots += "$" + n + " u 1:2 w l lw 2.5 lc rgb '" + color + "' t '" + variants[v].first + "', ";
       }
       std::string all = raw_plots + band_plots + line_plots;
@@ -500,8 +527,10 @@ class Study {
       title << "training loss at lr " << base.optim.lr << ": smoothed over " << window << " steps, band ± sd over "
             << seeds.size() << " seeds, raw mean faint";
       // the raw curves are drawn first, thin and translucent, under the bands and smoothed lines
-      note(plot(body + "set title '" + title.str() + "'\nset xlabel 'step'\nset ylabel 'loss (nats/token)'\nset key top right\n"
-                    "plot " + all,
+      note(plot(body + "set title '" + title.str() +
+                    "'\nset xlabel 'step'\nset ylabel 'loss (nats/token)'\nset key top right\n"
+                    "plot " +
+                    all,
                 (dir / "curves.png").string()));
       // the lr sweep: final val loss versus lr
       std::string sweep_body, sweep_plots;
@@ -517,13 +546,15 @@ class Study {
         if (x.empty()) continue;
         std::string n = "s" + std::to_string(v);
         sweep_body += band_block(n, x, y);
-        sweep_plots += std::string(sweep_plots.empty() ? "" : ", ") + "$" + n + " u 1:2:3:4 w yerrorlines lw 2 lc rgb '" +
-                       swept[v].second + "' t '" + swept[v].first + "'";
+        sweep_plots += std::string(sweep_plots.empty() ? "" : ", ") + "$" + n +
+                       " u 1:2:3:4 w yerrorlines lw 2 lc rgb '" + swept[v].second + "' t '" + swept[v].first + "'";
       }
       if (!sweep_plots.empty() && lrs.size() > 1)
-        note(plot(sweep_body + "set title 'val loss after " + std::to_string(base.train.steps) +
-                      " steps versus peak lr (mean ± sd over seeds)'\nset logscale x\nset xlabel 'peak learning rate'\nset ylabel 'val loss (nats/token)'\nplot " + sweep_plots,
-                  (dir / "lr_sweep.png").string()));
+        note(plot(
+            sweep_body + "set title 'val loss after " + std::to_string(base.train.steps) +
+                " steps versus peak lr (mean ± sd over seeds)'\nset logscale x\nset xlabel 'peak learning rate'\nset ylabel 'val loss (nats/token)'\nplot " +
+                sweep_plots,
+            (dir / "lr_sweep.png").string()));
     }
   }
 
@@ -535,31 +566,40 @@ class Study {
        << "Model: GPT, " << L << " layers, n_embd " << m.n_embd << ", " << m.n_head << " heads, block " << m.block_size
        << ", activation " << m.activation << ", positions " << m.pos_encoding << ", init " << m.init
        << (m.scale_embeddings ? ", token embeddings N(0, 1/n_embd) times sqrt(n_embd)" : ", unscaled token embeddings")
-       << (m.tie_weights ? ", tied head" : ", untied head") << "; Post-LN without a final LayerNorm, Pre-LN with one. Data `"
-       << base.data.dataset << "`" << (base.data.path.empty() ? "" : " (" + fs::path(base.data.path).filename().string() + ")")
-       << ", batch " << base.train.batch_size << ". Seeds " << seeds.front() << ".." << seeds.back()
+       << (m.tie_weights ? ", tied head" : ", untied head")
+       << "; Post-LN without a final LayerNorm, Pre-LN with one. Data `" << base.data.dataset << "`"
+       << (base.data.path.empty() ? "" : " (" + fs::path(base.data.path).filename().string() + ")") << ", batch "
+       << base.train.batch_size << ". Seeds " << seeds.front() << ".." << seeds.back()
        << " (initial weights and batches); tables give mean ± sd over the seeds.\n\n";
     std::vector<std::string> summary;  // one line per finding for the closing note
     auto finding = [&](const std::string& id, const std::string& text, const std::string& criterion, bool ok,
                        const std::string& ours, const std::string& paper) {
       md << "\n**Finding " << id << ".** " << text << " Criterion: " << criterion << ". " << verdict(ok) << ".\n";
-      summary.push_back("| " + id + " | " + ours + " | " + paper + " | " + (ok ? "reproduced" : "not reproduced") + " |");
+      summary.push_back("| " + id + " | " + ours + " | " + paper + " | " + (ok ? "reproduced" : "not reproduced") +
+                        " |");
     };
 
     md << "## 1. Gradient norm of each layer's FFN W2 at initialisation\n\n"
        << "The gradient of `mlp.c_proj.weight`, averaged element-wise over " << o.grad_batches
        << " mini-batches, then its Frobenius norm (Xiong et al.'s method). ![](grad_norms.png)\n\n"
        << "| layer | Post-LN | Pre-LN |\n|---|---|---|\n";
-    for (int64_t i = 0; i < L; ++i) md << "| " << i + 1 << " | " << pm(post_grad[i]) << " | " << pm(pre_grad[i]) << " |\n";
+    for (int64_t i = 0; i < L; ++i)
+      md << "| " << i + 1 << " | " << pm(post_grad[i]) << " | " << pm(pre_grad[i]) << " |\n";
     md << "| last / first | " << pm(post_ratio, 3) << " | " << pm(pre_ratio, 3) << " |\n";
-    finding("1a", "Post-LN's last/first layer ratio is " + pm(post_ratio, 3) + " (the paper: the norm grows with the layer index).",
-            "ratio > 1.2", post_ratio.mean > 1.2, "Post-LN last/first " + num(post_ratio.mean, 3), "grows with the layer index");
-    finding("1b", "Pre-LN's ratio is " + pm(pre_ratio, 3) + ", Post-LN's " + pm(post_ratio, 3) + " (the paper: Pre-LN's stays about flat, below Post-LN's).",
+    finding("1a",
+            "Post-LN's last/first layer ratio is " + pm(post_ratio, 3) +
+                " (the paper: the norm grows with the layer index).",
+            "ratio > 1.2", post_ratio.mean > 1.2, "Post-LN last/first " + num(post_ratio.mean, 3),
+            "grows with the layer index");
+    finding("1b",
+            "Pre-LN's ratio is " + pm(pre_ratio, 3) + ", Post-LN's " + pm(post_ratio, 3) +
+                " (the paper: Pre-LN's stays about flat, below Post-LN's).",
             "Pre-LN's ratio < Post-LN's", pre_ratio.mean < post_ratio.mean,
             "Pre-LN last/first " + num(pre_ratio.mean, 3), "about flat");
 
     md << "\n## 2. Last layer's gradient norm versus depth\n\n![](depth.png)\n\n| layers | Post-LN | Pre-LN |\n|---|---|---|\n";
-    for (size_t i = 0; i < depths.size(); ++i) md << "| " << depths[i] << " | " << pm(post_last[i]) << " | " << pm(pre_last[i]) << " |\n";
+    for (size_t i = 0; i < depths.size(); ++i)
+      md << "| " << depths[i] << " | " << pm(post_last[i]) << " | " << pm(pre_last[i]) << " |\n";
     if (depths.size() >= 2) {
       std::vector<double> post_m, pre_m;
       for (size_t i = 0; i < depths.size(); ++i) post_m.push_back(post_last[i].mean), pre_m.push_back(pre_last[i].mean);
@@ -575,10 +615,13 @@ class Study {
          << "Why Pre-LN's s can differ from -0.5: its last layer's gradient passes the final LayerNorm, which divides "
          << "by the norm of the stream it reads. That norm (mean over seeds) is ";
       for (size_t i = 0; i < depths.size(); ++i) md << (i ? ", " : "") << num(pre_top[i].mean) << " at " << depths[i];
-      md << " layers: it grows as L^" << num(tp, 3) << ". The paper's 1/sqrt(L) assumes it grows as sqrt(L) (every block adding as much "
+      md << " layers: it grows as L^" << num(tp, 3)
+         << ". The paper's 1/sqrt(L) assumes it grows as sqrt(L) (every block adding as much "
          << "as the input brings); here the input (norm " << num(pre_hidden_at_input(pre_hidden_s), 4)
-         << " entering block 1) still weighs against " << depths.back() << " blocks' additions, so by the paper's own argument s "
-         << "would be near -" << num(tp, 3) << " at these depths, reaching -0.5 only when the blocks' additions dominate.\n";
+         << " entering block 1) still weighs against " << depths.back()
+         << " blocks' additions, so by the paper's own argument s "
+         << "would be near -" << num(tp, 3)
+         << " at these depths, reaching -0.5 only when the blocks' additions dominate.\n";
       finding("2a", "Post-LN: s = " + num(sp, 3) + " (the paper: independent of depth, s = 0).", "|s - 0| <= 0.15",
               std::fabs(sp) <= 0.15, "Post-LN s = " + num(sp, 3), "s = 0");
       finding("2b", "Pre-LN: s = " + num(sq, 3) + " (the paper: 1/sqrt(L), s = -0.5).", "|s + 0.5| <= 0.15",
@@ -587,37 +630,48 @@ class Study {
 
     md << "\n## 3. Hidden-state norms at initialisation\n\nMean L2 norm of a token's vector entering block 1 (layer 0) and after each block.\n\n![](hidden_norms.png)\n\n"
        << "| layer | Post-LN | Pre-LN |\n|---|---|---|\n";
-    for (int64_t i = 0; i <= L; ++i) md << "| " << i << " | " << pm(post_hidden[i]) << " | " << pm(pre_hidden[i]) << " |\n";
+    for (int64_t i = 0; i <= L; ++i)
+      md << "| " << i << " | " << pm(post_hidden[i]) << " | " << pm(pre_hidden[i]) << " |\n";
     double post_h = post_hidden.back().mean / post_hidden[1].mean, pre_h = pre_hidden.back().mean / pre_hidden[1].mean;
-    md << "\nFrom block 1 to block " << L << " the norm changes by " << num(post_h, 3) << "x in Post-LN (each block ends with a "
+    md << "\nFrom block 1 to block " << L << " the norm changes by " << num(post_h, 3)
+       << "x in Post-LN (each block ends with a "
        << "LayerNorm: sqrt(n_embd) = " << num(std::sqrt(static_cast<double>(m.n_embd)), 3) << ") and " << num(pre_h, 3)
        << "x in Pre-LN (a running sum, normalised only at the end). This is the mechanism of the paper's analysis, "
        << "not a finding with a criterion.\n";
 
     if (!runs.empty()) {
       const int64_t tail = std::max<int64_t>(1, base.train.steps / 10);
-      md << "\n## 4. Training: warmup and learning rate\n\n" << base.optim.name << " (beta1 " << base.optim.beta1 << ", beta2 "
-         << base.optim.beta2 << "), weight decay " << base.optim.weight_decay << ", gradient clipping "
+      md << "\n## 4. Training: warmup and learning rate\n\n"
+         << base.optim.name << " (beta1 " << base.optim.beta1 << ", beta2 " << base.optim.beta2 << "), weight decay "
+         << base.optim.weight_decay << ", gradient clipping "
          << (base.optim.grad_clip > 0 ? num(base.optim.grad_clip) : "off") << ", " << base.train.steps
-         << " steps, constant lr after a linear warmup of " << o.warmup_steps << " steps (\"warmup\") or from step 1 (\"no_warmup\"). "
-         << "Val loss: the estimate over " << base.train.eval_iters << " batches after the last step.\n\n![](curves.png)\n\n"
-         << "At lr " << base.optim.lr << ":\n\n| variant | train loss (mean of last " << tail << " steps) | val loss |\n|---|---|---|\n";
+         << " steps, constant lr after a linear warmup of " << o.warmup_steps
+         << " steps (\"warmup\") or from step 1 (\"no_warmup\"). "
+         << "Val loss: the estimate over " << base.train.eval_iters
+         << " batches after the last step.\n\n![](curves.png)\n\n"
+         << "At lr " << base.optim.lr << ":\n\n| variant | train loss (mean of last " << tail
+         << " steps) | val loss |\n|---|---|---|\n";
       for (const char* v : {"post_ln_no_warmup", "post_ln_warmup", "pre_ln_no_warmup", "pre_ln_warmup"}) {
         std::vector<double> tails;
         for (const Run& r : runs)
-          if (r.variant == v && r.lr == base.optim.lr) tails.push_back(r.losses.empty() ? NAN : mean_of_last(r.losses, tail));
+          if (r.variant == v && r.lr == base.optim.lr)
+            tails.push_back(r.losses.empty() ? NAN : mean_of_last(r.losses, tail));
         md << "| " << v << " | " << pm(stat(tails)) << " | " << pm(stat(val_of(v, base.optim.lr))) << " |\n";
       }
       Stat post_gap = stat(warmup_gap("post", base.optim.lr)), pre_gap = stat(warmup_gap("pre", base.optim.lr));
-      const bool post_diverged = diverged("post_ln_no_warmup", base.optim.lr) > diverged("post_ln_warmup", base.optim.lr);
+      const bool post_diverged =
+          diverged("post_ln_no_warmup", base.optim.lr) > diverged("post_ln_warmup", base.optim.lr);
       const bool post_worse = post_diverged || post_gap.mean >= 0.1;
-      const bool pre_same = pre_gap.n > 0 && std::fabs(pre_gap.mean) < 0.1 &&
-                            diverged("pre_ln_no_warmup", base.optim.lr) == 0;
-      finding("4", "At lr " + num(base.optim.lr) + ", val loss without warmup minus with warmup, per seed then averaged: Post-LN " +
-                       (post_diverged ? std::string("diverged without warmup") : pm(post_gap, 3)) + " nats, Pre-LN " + pm(pre_gap, 3) +
-                       " nats (the paper: Post-LN needs warmup at such a learning rate, Pre-LN does not).",
+      const bool pre_same =
+          pre_gap.n > 0 && std::fabs(pre_gap.mean) < 0.1 && diverged("pre_ln_no_warmup", base.optim.lr) == 0;
+      finding("4",
+              "At lr " + num(base.optim.lr) +
+                  ", val loss without warmup minus with warmup, per seed then averaged: Post-LN " +
+                  (post_diverged ? std::string("diverged without warmup") : pm(post_gap, 3)) + " nats, Pre-LN " +
+                  pm(pre_gap, 3) + " nats (the paper: Post-LN needs warmup at such a learning rate, Pre-LN does not).",
               "Post-LN's gap >= 0.1 nats and |Pre-LN's gap| < 0.1 nats", post_worse && pre_same,
-              "gap Post-LN " + (post_diverged ? std::string("diverged") : num(post_gap.mean, 3)) + ", Pre-LN " + num(pre_gap.mean, 3) + " nats",
+              "gap Post-LN " + (post_diverged ? std::string("diverged") : num(post_gap.mean, 3)) + ", Pre-LN " +
+                  num(pre_gap.mean, 3) + " nats",
               "Post-LN without warmup far worse (8.45 vs ~34 BLEU); Pre-LN fine without");
       if (lrs.size() > 1) {
         md << "\n### Learning-rate sweep\n\nVal loss (mean ± sd over seeds); the last column applies finding 4's Post-LN half "
@@ -628,11 +682,13 @@ class Study {
           Stat gap = stat(warmup_gap("post", lr));
           bool matters = diverged("post_ln_no_warmup", lr) > diverged("post_ln_warmup", lr) || gap.mean >= 0.1;
           if (matters && std::isnan(first_matters)) first_matters = lr;
-          md << "| " << lr << " | " << pm(stat(val_of("post_ln_no_warmup", lr))) << " | " << pm(stat(val_of("post_ln_warmup", lr)))
-             << " | " << pm(stat(val_of("pre_ln_no_warmup", lr))) << " | " << pm(gap, 3) << " | " << (matters ? "yes" : "no") << " |\n";
+          md << "| " << lr << " | " << pm(stat(val_of("post_ln_no_warmup", lr))) << " | "
+             << pm(stat(val_of("post_ln_warmup", lr))) << " | " << pm(stat(val_of("pre_ln_no_warmup", lr))) << " | "
+             << pm(gap, 3) << " | " << (matters ? "yes" : "no") << " |\n";
         }
         md << "\nWarmup matters for Post-LN (gap >= 0.1 nats or divergence without it) "
-           << (std::isnan(first_matters) ? std::string("at none of the swept learning rates") : "from lr " + num(first_matters) + " on")
+           << (std::isnan(first_matters) ? std::string("at none of the swept learning rates")
+                                         : "from lr " + num(first_matters) + " on")
            << " at this depth and length of training.\n";
       }
     }
@@ -687,9 +743,9 @@ class Study {
   std::chrono::steady_clock::time_point t0_;
 
   // Phases 1-3, per seed and as mean ± sd over the seeds.
-  std::vector<std::vector<double>> post_grad_s, pre_grad_s;      // [seed][layer] FFN W2 gradient norm
+  std::vector<std::vector<double>> post_grad_s, pre_grad_s;  // [seed][layer] FFN W2 gradient norm
   std::vector<Stat> post_grad, pre_grad;
-  Stat post_ratio, pre_ratio;                                    // last layer / first layer
+  Stat post_ratio, pre_ratio;  // last layer / first layer
   std::vector<double> depths;
   std::vector<Stat> post_last, pre_last, pre_top;                // per depth: last layer; Pre-LN's top stream norm
   std::vector<std::vector<double>> post_by_seed, pre_by_seed;    // [seed][depth]

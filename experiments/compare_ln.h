@@ -27,13 +27,13 @@ namespace sf {
 
 // The "compare" section of a study config (every other section is an ordinary run config).
 struct CompareOptions {
-  int64_t grad_batches = 32;                   // mini-batches averaged for the gradient norms
+  int64_t grad_batches = 32;                     // mini-batches averaged for the gradient norms
   std::vector<int64_t> depths = {6, 8, 10, 12};  // layer counts for measurement 2
-  int64_t warmup_steps = 200;                  // warmup length of the "with warmup" runs
-  bool train_curves = true;                    // measurement 4 (the slow part)
-  int64_t seeds = 3;                           // seeds train.seed, train.seed + 1, ...
+  int64_t warmup_steps = 200;                    // warmup length of the "with warmup" runs
+  bool train_curves = true;                      // measurement 4 (the slow part)
+  int64_t seeds = 3;                             // seeds train.seed, train.seed + 1, ...
   std::vector<double> lrs = {5e-4, 1e-3, 2e-3};  // the learning-rate sweep of measurement 4
-  bool quick = false;                          // 2 seeds, 4 gradient batches, no sweep beyond optim.lr
+  bool quick = false;                            // 2 seeds, 4 gradient batches, no sweep beyond optim.lr
 };
 
 struct CompareStudy {

@@ -95,10 +95,16 @@ static std::string got(const json& v) {
 static void read_value(const json& v, int64_t& out, const std::string& key) {
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     throw ConfigError(key + ": integer too large, got " + v.dump());
-  if (v.is_number_integer()) { out = v.get<int64_t>(); return; }
+  if (v.is_number_integer()) {
+    out = v.get<int64_t>();
+    return;
+  }
   if (v.is_number_float()) {  // 2e3 is fine as an integer when it is one
     double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) { out = static_cast<int64_t>(d); return; }
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) {
+      out = static_cast<int64_t>(d);
+      return;
+    }
   }
   throw ConfigError(key + ": expected an integer, got " + got(v));
 }
@@ -144,7 +150,8 @@ Config config_from_json(const json& j_in) {
     s.fields([&](const char* key, auto&, const char*) { keys.push_back(key); });
     for (const auto& [key, value] : obj.items()) {
       if (std::find(keys.begin(), keys.end(), key) == keys.end())
-        throw ConfigError(std::string(section) + "." + printable(key) + ": unknown key (" + unknown_name_hint(key, keys) + ")");
+        throw ConfigError(std::string(section) + "." + printable(key) + ": unknown key (" +
+                          unknown_name_hint(key, keys) + ")");
     }
     s.fields([&](const char* key, auto& field, const char*) {
       if (obj.contains(key)) read_value(obj[key], field, std::string(section) + "." + key);
@@ -236,8 +243,10 @@ void validate_config(const Config& c, bool check_files) {
   one_of("model.activation", m.activation, activation_names());  // the names nn parses
   one_of("model.pos_encoding", m.pos_encoding, pos_encoding_names());
   if (m.pos_encoding == "rope" && (m.n_embd / m.n_head) % 2 != 0)
-    throw ConfigError("model.pos_encoding: \"rope\" rotates pairs of dimensions and needs an even head size "
-                      "(n_embd / n_head), got " + fmt_num(m.n_embd / m.n_head));
+    throw ConfigError(
+        "model.pos_encoding: \"rope\" rotates pairs of dimensions and needs an even head size "
+        "(n_embd / n_head), got " +
+        fmt_num(m.n_embd / m.n_head));
   one_of("model.norm", m.norm, norm_names());
   one_of("model.init", m.init, init_names());
   non_negative("model.window", m.window);
@@ -248,24 +257,31 @@ void validate_config(const Config& c, bool check_files) {
 
   // data
   const DataConfig& d = c.data;
-  one_of("data.dataset", d.dataset, {"synthetic", "text", "shakespeare", "tang", "song", "copy", "reverse", "sort", "addition"});
+  one_of("data.dataset", d.dataset,
+         {"synthetic", "text", "shakespeare", "tang", "song", "copy", "reverse", "sort", "addition"});
   bool seq2seq = is_seq2seq_dataset(d.dataset);
   if (seq2seq && m.type != "transformer")
-    throw ConfigError("model.type: the seq2seq task " + json_quoted(d.dataset) + " needs \"transformer\" (encoder-decoder), got " + json_quoted(m.type));
+    throw ConfigError("model.type: the seq2seq task " + json_quoted(d.dataset) +
+                      " needs \"transformer\" (encoder-decoder), got " + json_quoted(m.type));
   if (!seq2seq && m.type != "gpt")
-    throw ConfigError("model.type: the language-modelling dataset " + json_quoted(d.dataset) + " needs \"gpt\", got " + json_quoted(m.type));
+    throw ConfigError("model.type: the language-modelling dataset " + json_quoted(d.dataset) + " needs \"gpt\", got " +
+                      json_quoted(m.type));
   if (d.dataset == "text") {
     if (d.path.empty()) throw ConfigError("data.path: dataset \"text\" needs a file or folder of .txt files, got \"\"");
-    if (check_files && !fs::exists(d.path)) throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
+    if (check_files && !fs::exists(d.path))
+      throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
   } else if (!d.path.empty() && d.dataset != "tang" && d.dataset != "song") {
-    throw ConfigError("data.path: only datasets \"text\", \"tang\" and \"song\" read a file, and data.dataset is " + json_quoted(d.dataset) +
-                      ", which would ignore it; remove data.path or set data.dataset to \"text\", got " + json_quoted(d.path));
+    throw ConfigError("data.path: only datasets \"text\", \"tang\" and \"song\" read a file, and data.dataset is " +
+                      json_quoted(d.dataset) +
+                      ", which would ignore it; remove data.path or set data.dataset to \"text\", got " +
+                      json_quoted(d.path));
   }
   one_of("data.tokenizer", d.tokenizer, {"char", "bpe"});
   if (d.tokenizer == "bpe" && d.bpe_vocab_size < 256)
     fail("data.bpe_vocab_size", "must be >= 256 (the 256 byte tokens come first)", fmt_num(d.bpe_vocab_size));
   at_most("data.bpe_vocab_size", d.bpe_vocab_size, 1'000'000);  // token ids are int32: refused, never wrapped
-  if (!(d.val_fraction > 0 && d.val_fraction < 1)) fail("data.val_fraction", "must be in (0, 1)", fmt_num(d.val_fraction));
+  if (!(d.val_fraction > 0 && d.val_fraction < 1))
+    fail("data.val_fraction", "must be in (0, 1)", fmt_num(d.val_fraction));
   non_negative("data.block_size", d.block_size);
   if (d.block_size > m.block_size)
     throw ConfigError("data.block_size: must be <= model.block_size = " + fmt_num(m.block_size) +
@@ -289,7 +305,8 @@ void validate_config(const Config& c, bool check_files) {
   non_negative("optim.weight_decay", o.weight_decay);
   one_of("optim.decay", o.decay, {"matrices", "all_matrices", "all"});
   in_unit("optim.momentum", o.momentum);
-  if (o.nesterov && !(o.momentum > 0)) fail("optim.nesterov", "needs optim.momentum > 0", "momentum " + fmt_num(o.momentum));
+  if (o.nesterov && !(o.momentum > 0))
+    fail("optim.nesterov", "needs optim.momentum > 0", "momentum " + fmt_num(o.momentum));
   non_negative("optim.grad_clip", o.grad_clip);
   non_negative("optim.clip_value", o.clip_value);
 
@@ -307,8 +324,8 @@ void validate_config(const Config& c, bool check_files) {
   int64_t decay_end = s.decay_steps ? s.decay_steps : c.train.steps;
   if ((s.name == "cosine" || s.name == "linear") && decay_end <= s.warmup_steps)
     throw ConfigError("schedule.warmup_steps: must be shorter than the decay (" +
-                      std::string(s.decay_steps ? "schedule.decay_steps" : "train.steps") + " = " +
-                      fmt_num(decay_end) + "), got " + fmt_num(s.warmup_steps));
+                      std::string(s.decay_steps ? "schedule.decay_steps" : "train.steps") + " = " + fmt_num(decay_end) +
+                      "), got " + fmt_num(s.warmup_steps));
 
   // train
   const TrainConfig& t = c.train;
@@ -331,8 +348,10 @@ void validate_config(const Config& c, bool check_files) {
   at_most("train.samples", t.samples, 1000);
   non_negative("train.sample_tokens", t.sample_tokens);
   if (t.sample_tokens > 100'000)
-    fail("train.sample_tokens", "must be at most 100000 (for longer text use `scratchformer sample RUN --max-new-tokens N`, "
-         "which streams it and stops on Ctrl-C)", fmt_num(t.sample_tokens));
+    fail("train.sample_tokens",
+         "must be at most 100000 (for longer text use `scratchformer sample RUN --max-new-tokens N`, "
+         "which streams it and stops on Ctrl-C)",
+         fmt_num(t.sample_tokens));
   positive("train.max_loss", t.max_loss);
   non_negative("train.reference_val_loss", t.reference_val_loss);
   if (!t.reference.empty() && !(t.reference_val_loss > 0))
@@ -342,8 +361,10 @@ void validate_config(const Config& c, bool check_files) {
   const PrecisionConfig& p = c.precision;
   one_of("precision.dtype", p.dtype, {"fp32", "fp16", "bf16"});
   positive("precision.init_scale", p.init_scale);
-  if (!(p.growth_factor >= 1) || !std::isfinite(p.growth_factor)) fail("precision.growth_factor", "must be >= 1", fmt_num(p.growth_factor));
-  if (!(p.backoff_factor > 0 && p.backoff_factor < 1)) fail("precision.backoff_factor", "must be in (0, 1)", fmt_num(p.backoff_factor));
+  if (!(p.growth_factor >= 1) || !std::isfinite(p.growth_factor))
+    fail("precision.growth_factor", "must be >= 1", fmt_num(p.growth_factor));
+  if (!(p.backoff_factor > 0 && p.backoff_factor < 1))
+    fail("precision.backoff_factor", "must be in (0, 1)", fmt_num(p.backoff_factor));
   positive("precision.growth_interval", p.growth_interval);
 
   // output
@@ -362,7 +383,9 @@ static json parse_without_duplicate_keys(const std::string& text) {
   std::string last_key;
   json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
     if (event == json::parse_event_t::object_start) {
-      std::string name = levels.empty() ? "" : levels.back().name.empty() ? last_key : levels.back().name + "." + last_key;
+      std::string name = levels.empty()               ? ""
+                         : levels.back().name.empty() ? last_key
+                                                      : levels.back().name + "." + last_key;
       levels.push_back({name, {}});
     } else if (event == json::parse_event_t::object_end) {
       if (!levels.empty()) levels.pop_back();
@@ -371,7 +394,8 @@ static json parse_without_duplicate_keys(const std::string& text) {
     } else if (event == json::parse_event_t::key && !levels.empty()) {
       last_key = parsed.get<std::string>();
       std::vector<std::string>& keys = levels.back().keys;
-      std::string full = levels.back().name.empty() ? printable(last_key) : levels.back().name + "." + printable(last_key);
+      std::string full =
+          levels.back().name.empty() ? printable(last_key) : levels.back().name + "." + printable(last_key);
       if (std::find(keys.begin(), keys.end(), last_key) != keys.end())
         throw ConfigError(full + ": given twice in the same object (JSON would silently keep the last); remove one");
       keys.push_back(last_key);
@@ -385,8 +409,9 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   if (!fs::is_regular_file(path)) throw ConfigError("config file not found: " + json_quoted(path));
   std::error_code ec;
   if (fs::file_size(path, ec) > kMaxConfigBytes)
-    throw ConfigError(printable(path) + ": " + std::to_string(fs::file_size(path, ec)) + " bytes; a config is at most " +
-                      std::to_string(kMaxConfigBytes) + " bytes (is this the right file?)");
+    throw ConfigError(printable(path) + ": " + std::to_string(fs::file_size(path, ec)) +
+                      " bytes; a config is at most " + std::to_string(kMaxConfigBytes) +
+                      " bytes (is this the right file?)");
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -396,7 +421,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
   } catch (const ConfigError& e) {
     throw ConfigError(printable(path) + ": " + e.what());
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
-    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at line 3, ..."
+    std::string what = e.what();        // "[json.exception.parse_error.101] parse error at line 3, ..."
     size_t bracket = what.find("] ");
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
     throw ConfigError(printable(path) + ": invalid JSON: " + what);
@@ -406,9 +431,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     Config c = config_from_json(j);
     validate_config(c);
     return c;
-  } catch (const ConfigError& e) {
-    throw ConfigError(printable(path) + ": " + e.what());
-  }
+  } catch (const ConfigError& e) { throw ConfigError(printable(path) + ": " + e.what()); }
 }
 
 // ---- documentation ----
@@ -451,7 +474,8 @@ std::string config_doc_markdown(const std::string& configs_dir) {
     md << "\n## " << section << "\n\n" << about << ".\n\n";
     md << "| key | type | default | meaning |\n| --- | --- | --- | --- |\n";
     s.fields([&](const char* key, auto& field, const char* doc) {
-      md << "| `" << key << "` | " << doc_type(field) << " | " << doc_value(field) << " | " << escape_cell(doc) << " |\n";
+      md << "| `" << key << "` | " << doc_type(field) << " | " << doc_value(field) << " | " << escape_cell(doc)
+         << " |\n";
     });
   });
   if (!configs_dir.empty() && fs::is_directory(configs_dir)) {
@@ -466,9 +490,7 @@ std::string config_doc_markdown(const std::string& configs_dir) {
         std::ifstream in(fs::path(configs_dir) / f);
         json j = json::parse(in);
         if (j.contains("description") && j["description"].is_string()) description = j["description"];
-      } catch (const json::exception&) {
-        description = "(not valid JSON)";
-      }
+      } catch (const json::exception&) { description = "(not valid JSON)"; }
       md << "| `" << f << "` | " << escape_cell(description) << " |\n";
     }
   }

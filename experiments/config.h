@@ -36,9 +36,12 @@ struct ModelConfig {
   std::string attention = "auto";
   int64_t n_kv_head = 0;
 
-  template <class F> void fields(F&& f) {
-    f("type", type, "model family: \"gpt\" (decoder-only language model) or \"transformer\" (encoder-decoder, for seq2seq tasks)");
-    f("n_layer", n_layer, "number of transformer blocks (in each of the encoder and decoder stacks for \"transformer\")");
+  template <class F>
+  void fields(F&& f) {
+    f("type", type,
+      "model family: \"gpt\" (decoder-only language model) or \"transformer\" (encoder-decoder, for seq2seq tasks)");
+    f("n_layer", n_layer,
+      "number of transformer blocks (in each of the encoder and decoder stacks for \"transformer\")");
     f("n_head", n_head, "attention heads per layer; n_embd must be divisible by it");
     f("n_embd", n_embd, "model width d_model: size of every token's vector");
     f("block_size", block_size, "longest sequence the model accepts (rows of the positional table)");
@@ -47,14 +50,18 @@ struct ModelConfig {
     f("dropout", dropout, "dropout probability in [0, 1) on attention weights and residual branches");
     f("bias", bias, "whether Linear and LayerNorm layers have a bias (nanoGPT's `bias`)");
     f("activation", activation, "feed-forward nonlinearity: \"gelu\" (exact erf form), \"gelu_tanh\" or \"relu\"");
-    f("pos_encoding", pos_encoding, "positions: \"learned\", \"sinusoidal\", \"rope\" (rotary), \"alibi\" or \"none\" (no positions: a causal GPT still tells order apart through its mask)");
+    f("pos_encoding", pos_encoding,
+      "positions: \"learned\", \"sinusoidal\", \"rope\" (rotary), \"alibi\" or \"none\" (no positions: a causal GPT still tells order apart through its mask)");
     f("norm", norm, "LayerNorm placement: \"pre\" (x + f(LN(x)), GPT-2) or \"post\" (LN(x + f(x)), Vaswani et al.)");
     f("tie_weights", tie_weights, "share the token embedding with the output (LM head) weights");
-    f("scale_embeddings", scale_embeddings, "gpt: initialise the token embedding N(0, 1/n_embd) and multiply token vectors by sqrt(n_embd), so each element entering block 1 has variance 1 (Vaswani et al.; Xiong et al.'s setting); \"transformer\" always scales, as the paper");
+    f("scale_embeddings", scale_embeddings,
+      "gpt: initialise the token embedding N(0, 1/n_embd) and multiply token vectors by sqrt(n_embd), so each element entering block 1 has variance 1 (Vaswani et al.; Xiong et al.'s setting); \"transformer\" always scales, as the paper");
     f("init", init, "weight initialisation: \"gpt2\" (normal 0.02, residual projections / sqrt(2L)) or \"xavier\"");
     f("window", window, "sliding-window attention width (each query sees the last `window` keys); 0 = full");
-    f("attention", attention, "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (tiled for rows of T x S >= 4096 x 4096, stored below: the rule measured in bench/README.md)");
-    f("n_kv_head", n_kv_head, "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
+    f("attention", attention,
+      "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (tiled for rows of T x S >= 4096 x 4096, stored below: the rule measured in bench/README.md)");
+    f("n_kv_head", n_kv_head,
+      "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
   }
 };
 
@@ -75,10 +82,14 @@ struct DataConfig {
   int64_t task_eval_size = 500;
   std::string cache_dir = "";
 
-  template <class F> void fields(F&& f) {
-    f("dataset", dataset, "what to train on: \"synthetic\" (built-in Markov corpus, no files), \"text\" (data.path), \"shakespeare\" (Tiny Shakespeare, shipped in data/corpora/), \"tang\" / \"song\" (the Tang and Song poems of Debian's fortunes-zh: poem lines only, titles and authors dropped so the model learns the form; one blank line between poems), or a seq2seq task: \"copy\", \"reverse\", \"sort\", \"addition\"");
-    f("path", path, "text file or folder of .txt files, for dataset \"text\"; for \"tang\"/\"song\" another fortunes-zh file (default: the package's); an error with any other dataset; regular files only, at most 1 GiB of text");
-    f("tokenizer", tokenizer, "for text datasets: \"char\" (Unicode code points) or \"bpe\" (byte-level BPE trained on the text)");
+  template <class F>
+  void fields(F&& f) {
+    f("dataset", dataset,
+      "what to train on: \"synthetic\" (built-in Markov corpus, no files), \"text\" (data.path), \"shakespeare\" (Tiny Shakespeare, shipped in data/corpora/), \"tang\" / \"song\" (the Tang and Song poems of Debian's fortunes-zh: poem lines only, titles and authors dropped so the model learns the form; one blank line between poems), or a seq2seq task: \"copy\", \"reverse\", \"sort\", \"addition\"");
+    f("path", path,
+      "text file or folder of .txt files, for dataset \"text\"; for \"tang\"/\"song\" another fortunes-zh file (default: the package's); an error with any other dataset; regular files only, at most 1 GiB of text");
+    f("tokenizer", tokenizer,
+      "for text datasets: \"char\" (Unicode code points) or \"bpe\" (byte-level BPE trained on the text)");
     f("bpe_vocab_size", bpe_vocab_size, "vocabulary size the BPE tokenizer learns (at least 256)");
     f("val_fraction", val_fraction, "fraction of the text held out (at the end) for validation");
     f("block_size", block_size, "training window length in tokens; 0 means model.block_size");
@@ -90,7 +101,8 @@ struct DataConfig {
     f("task_max_len", task_max_len, "seq2seq tasks: longest input (items, or digits per number for addition)");
     f("task_symbols", task_symbols, "copy/reverse/sort: distinct content symbols (addition always uses the 10 digits)");
     f("task_eval_size", task_eval_size, "seq2seq tasks: examples in the fixed held-out evaluation set");
-    f("cache_dir", cache_dir, "where downloads and token caches (tokens/) are kept, never beside your text; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
+    f("cache_dir", cache_dir,
+      "where downloads and token caches (tokens/) are kept, never beside your text; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
   }
 };
 
@@ -107,14 +119,16 @@ struct OptimConfig {
   double grad_clip = 1.0;
   double clip_value = 0.0;
 
-  template <class F> void fields(F&& f) {
+  template <class F>
+  void fields(F&& f) {
     f("name", name, "optimizer: \"adamw\" (decoupled weight decay), \"adam\" or \"sgd\"");
     f("lr", lr, "peak learning rate (the schedule scales it)");
     f("beta1", beta1, "Adam/AdamW: decay of the first-moment (mean) estimate");
     f("beta2", beta2, "Adam/AdamW: decay of the second-moment (uncentered variance) estimate");
     f("eps", eps, "Adam/AdamW: added to sqrt(v) in the denominator");
     f("weight_decay", weight_decay, "weight decay (decoupled for adamw, L2 in the gradient for adam and sgd)");
-    f("decay", decay, "which parameters weight decay applies to: \"matrices\" (weights of Linear layers, not embeddings, biases or LayerNorm), \"all_matrices\" (every 2-D tensor incl. embeddings, as nanoGPT) or \"all\"");
+    f("decay", decay,
+      "which parameters weight decay applies to: \"matrices\" (weights of Linear layers, not embeddings, biases or LayerNorm), \"all_matrices\" (every 2-D tensor incl. embeddings, as nanoGPT) or \"all\"");
     f("momentum", momentum, "sgd: momentum factor; 0 = plain SGD");
     f("nesterov", nesterov, "sgd: Nesterov momentum");
     f("grad_clip", grad_clip, "clip the global L2 norm of the gradients to this (0 = off)");
@@ -128,8 +142,10 @@ struct ScheduleConfig {
   double min_lr = 1e-4;
   int64_t decay_steps = 0;
 
-  template <class F> void fields(F&& f) {
-    f("name", name, "learning-rate schedule: \"constant\", \"cosine\" (warmup then cosine to min_lr), \"linear\" (warmup then linear to min_lr) or \"noam\" (n_embd^-0.5 * min(step^-0.5, step * warmup^-1.5), scaled by lr)");
+  template <class F>
+  void fields(F&& f) {
+    f("name", name,
+      "learning-rate schedule: \"constant\", \"cosine\" (warmup then cosine to min_lr), \"linear\" (warmup then linear to min_lr) or \"noam\" (n_embd^-0.5 * min(step^-0.5, step * warmup^-1.5), scaled by lr)");
     f("warmup_steps", warmup_steps, "linear warmup length in steps, lr * (step+1)/(warmup+1); 0 = none");
     f("min_lr", min_lr, "floor the cosine/linear decay ends at");
     f("decay_steps", decay_steps, "step at which the decay reaches min_lr; 0 means train.steps");
@@ -154,23 +170,28 @@ struct TrainConfig {
   std::string reference = "";
   double reference_val_loss = 0.0;
 
-  template <class F> void fields(F&& f) {
+  template <class F>
+  void fields(F&& f) {
     f("steps", steps, "optimizer steps to run");
     f("batch_size", batch_size, "sequences per step (per micro-batch when grad_accum_steps > 1 or under mpirun)");
-    f("grad_accum_steps", grad_accum_steps, "micro-batches of batch_size whose gradients each optimizer step sums: one step on a batch grad_accum_steps times larger (times the ranks under mpirun), with the memory of one micro-batch");
+    f("grad_accum_steps", grad_accum_steps,
+      "micro-batches of batch_size whose gradients each optimizer step sums: one step on a batch grad_accum_steps times larger (times the ranks under mpirun), with the memory of one micro-batch");
     f("eval_interval", eval_interval, "evaluate (and checkpoint) every this many steps, and at the end");
     f("eval_iters", eval_iters, "random batches per split averaged by each evaluation (nanoGPT's estimate)");
     f("eval_full", eval_full, "at the end, also evaluate on the whole val split (non-overlapping windows)");
     f("log_interval", log_interval, "print a log line every this many steps when not on a terminal");
     f("seed", seed, "seed of every random choice (init, batches, dropout): same seed, same run bit for bit");
-    f("rng", rng, "random numbers: \"xoshiro\" (ours, seeded from seed) or \"torch\" (PyTorch's CPU generator, shared as nanoGPT's train.py shares it: torch.manual_seed(seed), the model's init, then the batches by torch.randint; reproduces a nanoGPT run draw for draw; GPT with init \"gpt2\" only; dropout masks still come from ours)");
+    f("rng", rng,
+      "random numbers: \"xoshiro\" (ours, seeded from seed) or \"torch\" (PyTorch's CPU generator, shared as nanoGPT's train.py shares it: torch.manual_seed(seed), the model's init, then the batches by torch.randint; reproduces a nanoGPT run draw for draw; GPT with init \"gpt2\" only; dropout masks still come from ours)");
     f("threads", threads, "BLAS threads; 0 = $SF_NUM_THREADS or all cores");
     f("label_smoothing", label_smoothing, "cross-entropy label smoothing in [0, 1)");
     f("samples", samples, "samples printed at the end of training (0 = none)");
     f("sample_tokens", sample_tokens, "length of each printed sample in tokens");
     f("max_loss", max_loss, "stop with an error when the training loss is NaN or above this (divergence)");
-    f("reference", reference, "a known result on the same data, printed beside the final val loss estimate, e.g. \"nanoGPT's CPU recipe (2000 steps)\" (\"\" = none)");
-    f("reference_val_loss", reference_val_loss, "that result's val loss, the same eval_iters-batch estimate (with train.reference)");
+    f("reference", reference,
+      "a known result on the same data, printed beside the final val loss estimate, e.g. \"nanoGPT's CPU recipe (2000 steps)\" (\"\" = none)");
+    f("reference_val_loss", reference_val_loss,
+      "that result's val loss, the same eval_iters-batch estimate (with train.reference)");
   }
 };
 
@@ -182,7 +203,8 @@ struct PrecisionConfig {
   double backoff_factor = 0.5;
   int64_t growth_interval = 2000;
 
-  template <class F> void fields(F&& f) {
+  template <class F>
+  void fields(F&& f) {
     f("dtype", dtype, "emulated compute precision: \"fp32\", \"fp16\" or \"bf16\" (master weights stay fp32)");
     f("loss_scaling", loss_scaling, "fp16: dynamic loss scaling (GradScaler); ignored for fp32/bf16");
     f("init_scale", init_scale, "fp16: initial loss scale");
@@ -199,9 +221,11 @@ struct OutputConfig {
   bool overwrite = false;
   bool plot = true;
 
-  template <class F> void fields(F&& f) {
+  template <class F>
+  void fields(F&& f) {
     f("run_dir", run_dir, "directory for the resolved config, metrics, checkpoints and the loss plot");
-    f("checkpoint_interval", checkpoint_interval, "write checkpoint `last` every this many steps; 0 means at every evaluation");
+    f("checkpoint_interval", checkpoint_interval,
+      "write checkpoint `last` every this many steps; 0 means at every evaluation");
     f("save_best", save_best, "also keep checkpoint `best`, the one with the lowest val loss");
     f("overwrite", overwrite, "allow starting a fresh run in a run_dir that already holds one");
     f("plot", plot, "draw loss.png with gnuplot at the end (skipped with a note when gnuplot is absent)");
@@ -219,7 +243,8 @@ struct Config {
   PrecisionConfig precision;
   OutputConfig output;
 
-  template <class F> void sections(F&& f) {
+  template <class F>
+  void sections(F&& f) {
     f("model", model, "The network");
     f("data", data, "What it learns from");
     f("optim", optim, "The optimizer and gradient clipping");

@@ -122,7 +122,9 @@ void GradientSum::add_micro_batch() {
 void GradientSum::finish(int64_t micro_batches) {
   if (size() > 1) {  // float64 on the wire: the sum over 2 ranks is the float32 sum, bit for bit
     using Clock = std::chrono::steady_clock;
-    auto seconds = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+    auto seconds = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
     auto t0 = Clock::now();
     barrier();  // waiting for the slowest rank, timed apart from the transfer
     auto t1 = Clock::now();

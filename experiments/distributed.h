@@ -65,7 +65,7 @@ class GradientSum {
 
  private:
   NamedParameters params_;
-  std::vector<float> sum_;  // every parameter's gradient, one after the other
+  std::vector<float> sum_;    // every parameter's gradient, one after the other
   std::vector<double> wide_;  // the same, as float64, for the all-reduce
   bool first_ = true;
   double allreduce_seconds_ = 0, wait_seconds_ = 0;

@@ -139,11 +139,13 @@ static std::string gnuplot_quoted(const std::string& s) {
   return out + "'";
 }
 
-std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path, const std::string& title) {
+std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
+                               const std::string& title) {
   const int64_t T = m.length(), S = m.key_length(), H = m.heads();
   auto tics_of = [](const std::vector<std::string>& labels) {
     std::string tics;
-    for (size_t i = 0; i < labels.size(); ++i) tics += (i ? ", " : "") + gnuplot_quoted(labels[i]) + " " + std::to_string(i);
+    for (size_t i = 0; i < labels.size(); ++i)
+      tics += (i ? ", " : "") + gnuplot_quoted(labels[i]) + " " + std::to_string(i);
     return tics;
   };
   std::ostringstream s;
@@ -152,7 +154,8 @@ std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std:
     << "set multiplot layout 1," << H << " title " << gnuplot_quoted(title + ", layer " + std::to_string(layer)) << "\n"
     << "set palette defined (0 'white', 1 '#08306b')\nset cbrange [0:1]\nset size ratio -1\n"
     << "set xrange [-0.5:" << S - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
-    << "set xtics (" << tics_of(m.keys()) << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics_of(m.labels) << ") scale 0\n"
+    << "set xtics (" << tics_of(m.keys()) << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics_of(m.labels)
+    << ") scale 0\n"
     << "set xlabel 'attends to'\nset ylabel 'query'\nunset colorbox\n";
   for (int64_t h = 0; h < H; ++h) {
     if (h == H - 1) s << "set colorbox\n";
@@ -184,8 +187,8 @@ std::string attention_json(const AttentionMaps& m) {
     }
     weights.push_back(heads);
   }
-  return json{{"labels", m.labels}, {"key_labels", m.keys()}, {"weights", weights}}.dump(-1, ' ', false,
-                                                                                         json::error_handler_t::replace);
+  return json{{"labels", m.labels}, {"key_labels", m.keys()}, {"weights", weights}}.dump(
+      -1, ' ', false, json::error_handler_t::replace);
 }
 
 // The page: a layer menu, the prompt's tokens, and per head a grid of cells (query rows, key
@@ -217,10 +220,12 @@ attention (rows sum to 1). Hover a token to see where every head looks from it.<
 <div id="tokens"></div>
 <div id="heads"></div>
 <div id="where"></div>
-<script id="data" type="application/json">)HTML" + data + R"HTML(</script>
+<script id="data" type="application/json">)HTML" +
+         data + R"HTML(</script>
 <script>
 const data = JSON.parse(document.getElementById('data').textContent);
-document.getElementById('title').textContent = )HTML" + safe_title + R"HTML(;
+document.getElementById('title').textContent = )HTML" +
+         safe_title + R"HTML(;
 const T = data.labels.length, S = data.key_labels.length, L = data.weights.length, H = data.weights[0].length;
 const menu = document.getElementById('layer');
 for (let l = 0; l < L; l++) { const o = document.createElement('option'); o.value = l; o.textContent = 'layer ' + l; menu.appendChild(o); }

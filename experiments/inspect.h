@@ -67,7 +67,7 @@ struct CrossAttentionReport {
   std::string alignment;              // "mirrored", "same position", or "" (sort, addition: none fixed)
   std::vector<double> aligned_share;  // per decoder layer
   int64_t examples = 0, positions = 0;
-  AttentionMaps first;                // the first example: <bos> + target against the source
+  AttentionMaps first;  // the first example: <bos> + target against the source
 };
 CrossAttentionReport cross_attention_report(Task& task, int64_t max_examples);
 std::string attention_html(const AttentionMaps& m, const std::string& title);

@@ -69,11 +69,12 @@ data::LmData load_lm_data(const Config& c, const json& tokenizer) {
     std::error_code ec;
     std::filesystem::create_directories(o.cache_dir, ec);
     if (ec) throw DataError("data.cache_dir: cannot create " + o.cache_dir.string() + ": " + ec.message());
-    return load_text(c, path.string(), tokenizer, o.cache_dir / ("tinyshakespeare." + c.data.tokenizer + ".tokens.bin"));
+    return load_text(c, path.string(), tokenizer,
+                     o.cache_dir / ("tinyshakespeare." + c.data.tokenizer + ".tokens.bin"));
   }
   if (d == "tang" || d == "song") {  // Debian's fortunes-zh: tang300 / song100, or data.path
     std::filesystem::path source = c.data.path.empty() ? data::fortune_poems_path(d == "tang" ? "tang300" : "song100")
-                                                        : std::filesystem::path(c.data.path);
+                                                       : std::filesystem::path(c.data.path);
     std::string poems = data::read_fortune_poems(source);
     // The cleaned poems are written once into our cache folder and read from there like any text.
     std::filesystem::path dir = cache_dir_of(c) / "poems";
@@ -82,7 +83,8 @@ data::LmData load_lm_data(const Config& c, const json& tokenizer) {
     if (ec) throw DataError("data.cache_dir: cannot create " + dir.string() + ": " + ec.message());
     std::filesystem::path text = dir / (d + "-" + data::sha256_hex(poems).substr(0, 16) + ".txt");
     if (!std::filesystem::exists(text, ec)) data::write_file_atomic(text, poems);
-    data::LmData out = load_text(c, text.string(), tokenizer, dir / (text.stem().string() + "." + c.data.tokenizer + ".tokens.bin"));
+    data::LmData out =
+        load_text(c, text.string(), tokenizer, dir / (text.stem().string() + "." + c.data.tokenizer + ".tokens.bin"));
     out.description = source.string() + " (poems only): " + out.description.substr(out.description.find(':') + 2);
     return out;
   }

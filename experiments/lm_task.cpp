@@ -29,7 +29,8 @@ using json = nlohmann::json;
 
 std::string ModelSizeEstimate::describe() const {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%.3gM parameters, about %.2g GB to train (%.2g GB weights+grads+optimizer, %.2g GB activations)",
+  std::snprintf(buf, sizeof buf,
+                "%.3gM parameters, about %.2g GB to train (%.2g GB weights+grads+optimizer, %.2g GB activations)",
                 parameters / 1e6, (state_bytes + activation_bytes) / 1e9, state_bytes / 1e9, activation_bytes / 1e9);
   return buf;
 }
@@ -42,7 +43,7 @@ ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const double attn = 3 * C * C + b * 3 * C + C * C + b * C;  // q, k, v and the output projection
   const double mlp = F * C + b * F + C * F + b * C;
   const double encoder_block = 2 * ln + attn + mlp;
-  const double decoder_block = 3 * ln + 2 * attn + mlp;        // + cross-attention
+  const double decoder_block = 3 * ln + 2 * attn + mlp;  // + cross-attention
   const double pos = m.pos_encoding == "learned" ? P * C : 0.0;
   const double final_ln = m.norm == "pre" ? ln : 0.0;
   double n = 0, acts = 0;
@@ -61,7 +62,7 @@ ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   }
   ModelSizeEstimate e;
   e.parameters = n < 9e18 ? static_cast<int64_t>(n) : INT64_MAX;  // (a cast of a larger double is UB)
-  e.state_bytes = 4.0 * 4.0 * n;  // weights, gradients, Adam's m and v
+  e.state_bytes = 4.0 * 4.0 * n;                                  // weights, gradients, Adam's m and v
   e.activation_bytes = 4.0 * acts;
   return e;
 }
@@ -139,20 +140,23 @@ class LmTask : public Task {
   // from one generator, so the global batch is the same however it is split (into micro-batches,
   // or across ranks), and the same as one batch of that size.
   LmTask(const Config& c, data::LmData data, int64_t micro_batches)
-      : config_(c), data_(std::move(data)),
+      : config_(c),
+        data_(std::move(data)),
         T_(c.data.block_size ? c.data.block_size : c.model.block_size),
-        train_batches_(data_.train, T_, micro_batches * c.train.batch_size, static_cast<uint64_t>(c.train.seed), "train split") {
+        train_batches_(data_.train, T_, micro_batches * c.train.batch_size, static_cast<uint64_t>(c.train.seed),
+                       "train split") {
     micro_batches_ = micro_batches;
     if (!data_.val || data_.val->size() < static_cast<size_t>(T_ + 1))
-      throw DataError(describe_data() + ": the val split holds fewer than block_size + 1 = " +
-                      std::to_string(T_ + 1) + " tokens (lower data.block_size or raise data.val_fraction)");
+      throw DataError(describe_data() + ": the val split holds fewer than block_size + 1 = " + std::to_string(T_ + 1) +
+                      " tokens (lower data.block_size or raise data.val_fraction)");
     check_model_size(c, data_.tokenizer->vocab_size());
     model_ = make_gpt(c, data_.tokenizer->vocab_size());
     if (c.train.rng == "torch") {  // nanoGPT's order: manual_seed, build + init the model, first batch
       torch_rng_ = std::make_shared<TorchGenerator>(static_cast<uint64_t>(c.train.seed));
       init_parameters_like_torch(*model_, c.model.n_layer, *torch_rng_);
-      torch_batches_ = std::make_unique<data::TorchWindows>(data_.train, T_, micro_batches * c.train.batch_size, torch_rng_,
-                                                            /*prefetch=*/true, "train split");
+      torch_batches_ =
+          std::make_unique<data::TorchWindows>(data_.train, T_, micro_batches * c.train.batch_size, torch_rng_,
+                                               /*prefetch=*/true, "train split");
     }
   }
 
@@ -165,7 +169,7 @@ class LmTask : public Task {
   Tensor micro_batch_loss(int64_t k) override {
     const int64_t B = config_.train.batch_size;
     data::LmBatch micro = micro_batches_ == 1 ? batch_ : rows_of(batch_, k * B, (k + 1) * B);  // (B, T) each
-    Tensor logits = model_->forward(micro.inputs);  // (B, T, V)
+    Tensor logits = model_->forward(micro.inputs);                                             // (B, T, V)
     return cross_entropy(logits, micro.targets, -1, config_.train.label_smoothing);
   }
   void seed_dropout(uint64_t seed) override { model_->dropout_rng().set_state(Generator(seed).state()); }
@@ -175,7 +179,8 @@ class LmTask : public Task {
     // With train.rng "torch" the batches come from the shared generator (nanoGPT's estimate_loss).
     std::optional<data::RandomWindows> own;
     std::optional<data::TorchWindows> torch;
-    if (torch_rng_) torch.emplace(tokens, T_, config_.train.batch_size, torch_rng_, /*prefetch=*/false, split + " split");
+    if (torch_rng_)
+      torch.emplace(tokens, T_, config_.train.batch_size, torch_rng_, /*prefetch=*/false, split + " split");
     else own.emplace(tokens, T_, config_.train.batch_size, seed, split + " split");
     // The mean of the batches' mean losses: the batches have the same size, so it is the mean over
     // all their rows, which goes through the model in a few large forwards (bigger matmuls). The
@@ -249,13 +254,12 @@ class LmTask : public Task {
       throw CheckpointError("data state: missing \"train_windows\" or \"dropout_rng\"");
     if (torch_batches_) {
       if (!s.contains("torch_rng") || !s["torch_rng"].is_string())
-        throw CheckpointError("data state: no PyTorch generator state (\"torch_rng\"); was it saved with train.rng \"xoshiro\"?");
+        throw CheckpointError(
+            "data state: no PyTorch generator state (\"torch_rng\"); was it saved with train.rng \"xoshiro\"?");
       torch_batches_->set_state(s["train_windows"]);
       try {
         torch_rng_->set_state(s["torch_rng"].get<std::string>());
-      } catch (const Error& e) {
-        throw CheckpointError(std::string("data state: ") + e.what());
-      }
+      } catch (const Error& e) { throw CheckpointError(std::string("data state: ") + e.what()); }
     } else {
       train_batches_.set_state(s["train_windows"]);
     }
@@ -272,12 +276,14 @@ class LmTask : public Task {
     double ours = 0, corpus = 0;
     try {
       ours = data::five_or_seven_share(generated, &n_generated);
-      corpus = data::five_or_seven_share(data_.tokenizer->decode(*data_.train) + data_.tokenizer->decode(*data_.val), &n_corpus);
+      corpus = data::five_or_seven_share(data_.tokenizer->decode(*data_.train) + data_.tokenizer->decode(*data_.val),
+                                         &n_corpus);
     } catch (const DataError&) {  // a byte-level BPE sample may end inside a character
       return "poem form: not measured (the samples are not whole UTF-8 text)";
     }
     char line[200];
-    std::snprintf(line, sizeof line, "poem form: %.1f%% of the %lld generated clauses have 5 or 7 characters; the corpus: %.1f%% of %lld",
+    std::snprintf(line, sizeof line,
+                  "poem form: %.1f%% of the %lld generated clauses have 5 or 7 characters; the corpus: %.1f%% of %lld",
                   100 * ours, static_cast<long long>(n_generated), 100 * corpus, static_cast<long long>(n_corpus));
     return line;
   }
@@ -313,8 +319,8 @@ class LmTask : public Task {
   data::RandomWindows train_batches_;
   data::LmBatch batch_;  // the global batch drawn last, (M*B, T) each
   std::unique_ptr<GPT> model_;
-  std::shared_ptr<TorchGenerator> torch_rng_;             // train.rng "torch" only
-  std::unique_ptr<data::TorchWindows> torch_batches_;     // train.rng "torch" only
+  std::shared_ptr<TorchGenerator> torch_rng_;          // train.rng "torch" only
+  std::unique_ptr<data::TorchWindows> torch_batches_;  // train.rng "torch" only
 };
 
 }  // namespace

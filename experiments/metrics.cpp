@@ -14,10 +14,9 @@ using json = nlohmann::json;
 namespace fs = std::filesystem;
 
 const std::vector<std::string>& metrics_columns() {
-  static const std::vector<std::string> columns = {
-      "kind",      "step",       "time_s",  "loss",        "lr",         "grad_norm",
-      "clipped",   "loss_scale", "skipped", "underflow",   "tok_per_s",  "train_loss",
-      "val_loss",  "val_ppl",    "val_acc"};
+  static const std::vector<std::string> columns = {"kind",      "step",       "time_s",     "loss",    "lr",
+                                                   "grad_norm", "clipped",    "loss_scale", "skipped", "underflow",
+                                                   "tok_per_s", "train_loss", "val_loss",   "val_ppl", "val_acc"};
   return columns;
 }
 
@@ -124,8 +123,10 @@ std::string plot_losses(const std::string& jsonl_path, const std::string& png_pa
   std::ostringstream script;
   script << "set title " << json(title).dump() << " noenhanced\n"
          << "set xlabel 'step'\nset ylabel 'loss (nats/token)'\nset grid\nset key top right\n"
-         << "$train << EOD\n" << train.str() << "EOD\n"
-         << "$val << EOD\n" << (val.str().empty() ? "0 NaN\n" : val.str()) << "EOD\n"
+         << "$train << EOD\n"
+         << train.str() << "EOD\n"
+         << "$val << EOD\n"
+         << (val.str().empty() ? "0 NaN\n" : val.str()) << "EOD\n"
          << "plot $train using 1:2 with lines lw 1 lc rgb '#7aa6da' title 'train (per step)', "
          << "$val using 1:2 with linespoints lw 2 pt 7 lc rgb '#c82829' title 'val'";
   std::string note = render_gnuplot_png(script.str(), png_path, 900, 520);

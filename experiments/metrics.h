@@ -39,7 +39,6 @@ std::string render_gnuplot_png(const std::string& body, const std::string& png_p
 
 // Draws the train and val loss curves of metrics.jsonl into png_path with gnuplot. Returns an
 // empty string on success, else a one-line note saying why there is no picture.
-std::string plot_losses(const std::string& jsonl_path, const std::string& png_path,
-                        const std::string& title);
+std::string plot_losses(const std::string& jsonl_path, const std::string& png_path, const std::string& title);
 
 }  // namespace sf

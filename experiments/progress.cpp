@@ -28,10 +28,13 @@ std::string format_si(double x) {
   return buf;
 }
 
-Progress::Progress(int64_t total_steps, int64_t log_interval, std::ostream& out, bool terminal,
-                   int64_t first_step)
-    : total_(total_steps), interval_(log_interval), out_(out), terminal_(terminal),
-      first_step_(first_step), start_(std::chrono::steady_clock::now()) {}
+Progress::Progress(int64_t total_steps, int64_t log_interval, std::ostream& out, bool terminal, int64_t first_step)
+    : total_(total_steps),
+      interval_(log_interval),
+      out_(out),
+      terminal_(terminal),
+      first_step_(first_step),
+      start_(std::chrono::steady_clock::now()) {}
 
 bool Progress::stdout_is_terminal() { return ::isatty(STDOUT_FILENO) == 1; }
 
@@ -62,8 +65,8 @@ std::string Progress::eta(int64_t step) const {
 
 void Progress::update(const StepReport& r) {
   char stats[200];
-  std::snprintf(stats, sizeof stats, "loss %.4f | lr %.2e | norm %.3f | %s tok/s", r.loss, r.lr,
-                r.grad_norm, format_si(r.tokens_per_sec).c_str());
+  std::snprintf(stats, sizeof stats, "loss %.4f | lr %.2e | norm %.3f | %s tok/s", r.loss, r.lr, r.grad_norm,
+                format_si(r.tokens_per_sec).c_str());
   std::string scale;
   if (r.loss_scale > 0) scale = " | scale " + format_si(r.loss_scale);
   if (terminal_) {
@@ -81,8 +84,8 @@ void Progress::update(const StepReport& r) {
   if (r.step % interval_ != 0 && r.step != total_) return;
   char head[64];
   std::snprintf(head, sizeof head, "step %lld/%lld | ", (long long)r.step, (long long)total_);
-  out_ << head << stats << scale << " | " << format_duration(elapsed()) << " elapsed, ETA "
-       << eta(r.step) << "\n" << std::flush;
+  out_ << head << stats << scale << " | " << format_duration(elapsed()) << " elapsed, ETA " << eta(r.step) << "\n"
+       << std::flush;
 }
 
 void Progress::line(const std::string& text) {

@@ -12,12 +12,12 @@ namespace sf {
 
 // One training step, as the bar and the log lines show it.
 struct StepReport {
-  int64_t step = 0;        // 1-based: steps done so far
+  int64_t step = 0;  // 1-based: steps done so far
   double loss = 0;
   double lr = 0;
   double grad_norm = 0;
   double tokens_per_sec = 0;
-  double loss_scale = 0;   // 0: not shown (no loss scaling)
+  double loss_scale = 0;  // 0: not shown (no loss scaling)
 };
 
 // "1h02m", "3m05s", "12s"
@@ -28,8 +28,7 @@ std::string format_si(double x);
 class Progress {
  public:
   // `first_step` is the step a resumed run starts from (its ETA counts only what is left).
-  Progress(int64_t total_steps, int64_t log_interval, std::ostream& out, bool terminal,
-           int64_t first_step = 0);
+  Progress(int64_t total_steps, int64_t log_interval, std::ostream& out, bool terminal, int64_t first_step = 0);
   // Redraws the bar (terminal) or prints a line every log_interval steps and at the last step.
   void update(const StepReport& r);
   // Prints a full line (an evaluation, a checkpoint note) without garbling the bar.

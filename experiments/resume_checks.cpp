@@ -13,8 +13,8 @@ using json = nlohmann::json;
 // it is resumed with ("section.*": the whole section). Everything else must match: it would
 // silently change the experiment. (The top-level description is free too: it is not a section.)
 const std::vector<std::string> kMayChangeOnResume = {
-    "train.steps",     "train.threads",   "train.log_interval",        "train.samples",
-    "train.sample_tokens", "train.reference", "train.reference_val_loss", "output.*",
+    "train.steps",           "train.threads",   "train.log_interval",       "train.samples",
+    "train.sample_tokens",   "train.reference", "train.reference_val_loss", "output.*",
     "train.grad_accum_steps"};  // (as long as ranks x grad_accum_steps stays: check_resume_world)
 
 static bool may_change_on_resume(const std::string& section, const std::string& key) {
@@ -36,9 +36,7 @@ void check_resume_config(const Config& config, const json& saved_record_config, 
   json saved_json;
   try {
     saved_json = config_to_json(config_from_json(saved_record_config));
-  } catch (const ConfigError& e) {
-    throw CheckpointError(record_path + ": its config: " + e.what());
-  }
+  } catch (const ConfigError& e) { throw CheckpointError(record_path + ": its config: " + e.what()); }
   json now_json = config_to_json(config);
   for (const auto& [section, obj] : now_json.items()) {
     if (!obj.is_object()) continue;
@@ -47,7 +45,8 @@ void check_resume_config(const Config& config, const json& saved_record_config, 
       if (saved != value && !may_change_on_resume(section, key))
         throw ConfigError(section + "." + key + ": differs from the run being resumed (" + saved.dump() + " in " +
                           record_path + ", now " + value.dump() +
-                          "; was config.json edited?); a resumed run keeps its config except " + join(kMayChangeOnResume));
+                          "; was config.json edited?); a resumed run keeps its config except " +
+                          join(kMayChangeOnResume));
     }
   }
 }
@@ -62,7 +61,8 @@ void check_same_on_all_ranks(const std::string& name, const std::string& value) 
   dist::broadcast(rank0);
   if (ours != rank0)
     throw ConfigError(name + ": rank " + std::to_string(dist::rank()) + " has another one than rank 0 (sha256 " +
-                      ours.substr(0, 12) + "... vs " + rank0.substr(0, 12) + "...); start every rank with the same "
+                      ours.substr(0, 12) + "... vs " + rank0.substr(0, 12) +
+                      "...); start every rank with the same "
                       "config, --set options and data");
   dist::barrier();  // no rank goes on (rank 0 to write the run folder) before every rank has checked
 }
@@ -78,10 +78,12 @@ void check_resume_world(const Config& config, const json& record, const std::str
   if (ranks_then * accum_then == ranks_now * accum_now) return;
   throw ConfigError("train.grad_accum_steps: " + record_path + " was trained on " + std::to_string(ranks_then) +
                     " rank(s) x " + std::to_string(accum_then) + " micro-batch(es) per step, now " +
-                    std::to_string(ranks_now) + " x " + std::to_string(accum_now) + ": another global batch, so "
+                    std::to_string(ranks_now) + " x " + std::to_string(accum_now) +
+                    ": another global batch, so "
                     "it cannot continue; resume with ranks x train.grad_accum_steps = " +
                     std::to_string(ranks_then * accum_then) + " (e.g. mpirun -np " + std::to_string(ranks_then) +
-                    ", or --set train.grad_accum_steps=" + std::to_string(ranks_then * accum_then) + " in one process)");
+                    ", or --set train.grad_accum_steps=" + std::to_string(ranks_then * accum_then) +
+                    " in one process)");
 }
 
 }  // namespace sf

@@ -17,7 +17,8 @@ namespace sf {
 extern const std::vector<std::string> kMayChangeOnResume;
 
 // `config` against the config saved in the checkpoint record at `record_path`.
-void check_resume_config(const Config& config, const nlohmann::json& saved_record_config, const std::string& record_path);
+void check_resume_config(const Config& config, const nlohmann::json& saved_record_config,
+                         const std::string& record_path);
 // The global batch of the checkpoint `record` (its ranks x grad_accum_steps) against this job's.
 void check_resume_world(const Config& config, const nlohmann::json& record, const std::string& record_path);
 // Throws on every rank whose `value` (a config, a data hash) differs from rank 0's; one process: nothing.

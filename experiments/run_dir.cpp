@@ -21,8 +21,8 @@ namespace sf {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-const std::vector<std::string> kRunFiles = {"run.json",    "config.json", "tokenizer.json", "checkpoints",
-                                            "metrics.jsonl", "metrics.csv", "loss.png",     "summary.json"};
+const std::vector<std::string> kRunFiles = {"run.json",      "config.json", "tokenizer.json", "checkpoints",
+                                            "metrics.jsonl", "metrics.csv", "loss.png",       "summary.json"};
 static const char* kMarker = "run.json";
 static const char* kLockFile = ".lock";
 
@@ -53,8 +53,7 @@ std::string read_run_id(const std::string& dir) {
 void check_fresh_run_dir(const std::string& dir, bool overwrite) {
   switch (classify_run_dir(dir)) {
     case RunDirKind::absent:
-    case RunDirKind::empty:
-      return;
+    case RunDirKind::empty: return;
     case RunDirKind::run:
       if (overwrite) return;
       throw ConfigError("output.run_dir: " + dir + " already holds a run; continue it with --resume " + dir +

@@ -19,7 +19,8 @@ SavedRun open_saved_run(const std::string& run_or_checkpoint) {
 
 SavedGPT load_saved_gpt(const SavedRun& run, const std::string& command) {
   if (run.is_seq2seq())
-    throw ConfigError(command + ": " + run.record_path + " is an encoder-decoder (seq2seq) run; `scratchformer eval` "
+    throw ConfigError(command + ": " + run.record_path +
+                      " is an encoder-decoder (seq2seq) run; `scratchformer eval` "
                       "decodes its held-out examples");
   SavedGPT saved;
   saved.tokenizer = data::tokenizer_from_json(run.record.at("tokenizer"), run.record_path);

@@ -35,9 +35,9 @@ class Seq2SeqTask : public Task {
     micro_batches_ = micro_batches;
     const int64_t longest = std::max(task_.max_src_len(), task_.max_tgt_len() + 1);  // + <bos> / <eos>
     if (c.model.block_size < longest)
-      throw ConfigError("model.block_size: must be >= " + std::to_string(longest) + ", the longest sequence of task \"" +
-                        cfg_.task + "\" with data.task_max_len = " + std::to_string(cfg_.max_len) + ", got " +
-                        std::to_string(c.model.block_size));
+      throw ConfigError("model.block_size: must be >= " + std::to_string(longest) +
+                        ", the longest sequence of task \"" + cfg_.task + "\" with data.task_max_len = " +
+                        std::to_string(cfg_.max_len) + ", got " + std::to_string(c.model.block_size));
     check_model_size(c, task_.vocab_size());
     TransformerConfig t;
     t.src_vocab_size = t.tgt_vocab_size = task_.vocab_size();
@@ -127,8 +127,9 @@ class Seq2SeqTask : public Task {
     int64_t targets = 0;
     std::vector<std::vector<int32_t>> preds;
     for (size_t i = 0; i < held_out.size(); i += B) {
-      std::vector<data::Example> chunk(held_out.begin() + static_cast<std::ptrdiff_t>(i),
-                                       held_out.begin() + static_cast<std::ptrdiff_t>(std::min(i + B, held_out.size())));
+      std::vector<data::Example> chunk(
+          held_out.begin() + static_cast<std::ptrdiff_t>(i),
+          held_out.begin() + static_cast<std::ptrdiff_t>(std::min(i + B, held_out.size())));
       data::Seq2SeqBatch b = data::collate(chunk);
       int64_t n = 0;  // scored targets in this batch (the mean is over them)
       for (int32_t y : b.tgt_out.data) n += y != -100;
@@ -152,7 +153,8 @@ class Seq2SeqTask : public Task {
   std::vector<std::string> samples(int64_t count, int64_t, uint64_t) override {
     EvalMode mode(*model_);
     const auto& held_out = task_.eval_set();
-    std::vector<data::Example> shown(held_out.begin(), held_out.begin() + std::min<std::ptrdiff_t>(count, held_out.size()));
+    std::vector<data::Example> shown(held_out.begin(),
+                                     held_out.begin() + std::min<std::ptrdiff_t>(count, held_out.size()));
     std::vector<std::vector<int32_t>> preds = decode(shown);
     std::vector<std::string> lines;
     for (size_t i = 0; i < shown.size(); ++i) {
@@ -185,8 +187,9 @@ class Seq2SeqTask : public Task {
     CrossAttentionReport r;
     r.alignment = cfg_.task == "reverse" ? "mirrored" : cfg_.task == "copy" ? "same position" : "";
     const auto& held_out = task_.eval_set();
-    std::vector<data::Example> chosen(held_out.begin(), held_out.begin() + static_cast<std::ptrdiff_t>(
-                                                                             std::min<size_t>(held_out.size(), static_cast<size_t>(max_examples))));
+    std::vector<data::Example> chosen(
+        held_out.begin(), held_out.begin() + static_cast<std::ptrdiff_t>(
+                                                 std::min<size_t>(held_out.size(), static_cast<size_t>(max_examples))));
     if (chosen.empty()) return r;
     data::Seq2SeqBatch b = data::collate(chosen);
     EvalMode mode(*model_);
@@ -228,13 +231,12 @@ class Seq2SeqTask : public Task {
   }
 
   std::string describe_data() const override {
-    return "task \"" + cfg_.task + "\", inputs of " + std::to_string(cfg_.min_len) + "-" + std::to_string(cfg_.max_len) +
-           (cfg_.task == "addition" ? " digits" : " symbols") + ", vocab " + std::to_string(task_.vocab_size()) + ", " +
-           std::to_string(task_.eval_set().size()) + " held-out examples";
+    return "task \"" + cfg_.task + "\", inputs of " + std::to_string(cfg_.min_len) + "-" +
+           std::to_string(cfg_.max_len) + (cfg_.task == "addition" ? " digits" : " symbols") + ", vocab " +
+           std::to_string(task_.vocab_size()) + ", " + std::to_string(task_.eval_set().size()) + " held-out examples";
   }
 
  private:
-
   Config config_;
   data::Seq2SeqConfig cfg_;
   data::Seq2SeqTask task_;

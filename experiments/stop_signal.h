@@ -16,7 +16,8 @@ namespace sf {
 // literal: it must outlive the object). signal() is the signal that asked to stop, 0 while none did.
 class StopOnSignal {
  public:
-  explicit StopOnSignal(bool enabled, const char* message = "\nstopping at the end of this step (Ctrl-C again to abort at once)\n");
+  explicit StopOnSignal(bool enabled,
+                        const char* message = "\nstopping at the end of this step (Ctrl-C again to abort at once)\n");
   ~StopOnSignal();
   StopOnSignal(const StopOnSignal&) = delete;
   StopOnSignal& operator=(const StopOnSignal&) = delete;

@@ -26,17 +26,17 @@ namespace sf {
 struct EvalReport {
   double loss = 0;
   double perplexity = 0;
-  double accuracy = -1;     // fraction of held-out examples decoded exactly right; -1 for LMs
-  int64_t examples = 0;     // windows (LM) or examples (seq2seq) evaluated
-  std::string detail;       // one line: "1742 windows of 64 tokens", ...
+  double accuracy = -1;  // fraction of held-out examples decoded exactly right; -1 for LMs
+  int64_t examples = 0;  // windows (LM) or examples (seq2seq) evaluated
+  std::string detail;    // one line: "1742 windows of 64 tokens", ...
 };
 
 // Size of a model before it is built, to refuse absurd configs early.
 struct ModelSizeEstimate {
   int64_t parameters = 0;
-  double state_bytes = 0;       // weights + gradients + optimizer state (float32)
-  double activation_bytes = 0;  // what one training step keeps for backward
-  std::string describe() const; // "12.3M parameters, about 1.2 GB to train"
+  double state_bytes = 0;        // weights + gradients + optimizer state (float32)
+  double activation_bytes = 0;   // what one training step keeps for backward
+  std::string describe() const;  // "12.3M parameters, about 1.2 GB to train"
 };
 ModelSizeEstimate estimate_model_size(const Config& c, int64_t vocab_size);
 // Throws ConfigError naming the estimate when the model is beyond 2e9 parameters or would need
@@ -116,7 +116,8 @@ std::unique_ptr<Task> make_task(const Config& c, const nlohmann::json& tokenizer
 
 class GPT;
 class Transformer;
-std::unique_ptr<Task> make_lm_task(const Config& c, const nlohmann::json& tokenizer, int64_t micro_batches);  // lm_task.cpp
+std::unique_ptr<Task> make_lm_task(const Config& c, const nlohmann::json& tokenizer,
+                                   int64_t micro_batches);                        // lm_task.cpp
 std::unique_ptr<Task> make_seq2seq_task(const Config& c, int64_t micro_batches);  // seq2seq_task.cpp
 // The model inside a task, when it is of that kind (sampling needs the GPT), else null.
 GPT* as_gpt(Task& task);

@@ -65,8 +65,9 @@ static std::unique_ptr<Optimizer> make_optimizer(const OptimConfig& o, Module& m
   }
   AdamOptions a;
   a.lr = o.lr, a.beta1 = o.beta1, a.beta2 = o.beta2, a.eps = o.eps, a.weight_decay = o.weight_decay;
-  a.decay_rule = o.decay == "all" ? DecayRule::everything()
-               : o.decay == "all_matrices" ? DecayRule::all_matrices() : DecayRule{};
+  a.decay_rule = o.decay == "all"            ? DecayRule::everything()
+                 : o.decay == "all_matrices" ? DecayRule::all_matrices()
+                                             : DecayRule{};
   if (o.name == "adam") return std::make_unique<Adam>(params, a);
   return std::make_unique<AdamW>(params, a);
 }
@@ -115,9 +116,16 @@ static std::string fmt(const char* format, double x) {
 
 struct Run {
   Run(const Config& c, const TrainOptions& o)
-      : config(c), tc(c.train), run_dir(c.output.run_dir), options(o),
-        out(o.out && dist::rank() == 0 ? *o.out : dist::rank() == 0 ? std::cout : null_out),
-        mp(make_mixed_precision(c.precision)), rank(dist::rank()), ranks(dist::size()) {}
+      : config(c),
+        tc(c.train),
+        run_dir(c.output.run_dir),
+        options(o),
+        out(o.out && dist::rank() == 0 ? *o.out
+            : dist::rank() == 0        ? std::cout
+                                       : null_out),
+        mp(make_mixed_precision(c.precision)),
+        rank(dist::rank()),
+        ranks(dist::size()) {}
 
   const Config& config;
   const TrainConfig& tc;
@@ -180,7 +188,8 @@ static bool open_run(Run& run, TrainResult& result) {
     const int64_t at = record.at("step").get<int64_t>();
     if (tc.steps < at)
       throw ConfigError("train.steps: " + std::to_string(tc.steps) + " is below the step " + run_dir +
-                        " has reached (" + std::to_string(at) + "); a run cannot go back (to train further, give more steps)");
+                        " has reached (" + std::to_string(at) +
+                        "); a run cannot go back (to train further, give more steps)");
     if (tc.steps == at) {  // nothing to do, and nothing is touched
       run.out << run_dir << " is finished (step " << at << "/" << tc.steps << "); to train further, resume with "
               << "--set train.steps=N where N > " << at << "\n";
@@ -235,15 +244,17 @@ static bool open_run(Run& run, TrainResult& result) {
     run.clipped = loop.clipped_steps;
   }
   result.first_step = run.start;
-  if (run.writer()) run.metrics.emplace(run_dir, run.options.resume ? run.start + 1 : -1);  // a resumed run redoes steps > start
+  if (run.writer())
+    run.metrics.emplace(run_dir, run.options.resume ? run.start + 1 : -1);  // a resumed run redoes steps > start
 
   std::ostream& out = run.out;
-  out << (run.options.resume ? "resuming " : "training ") << run_dir << " from step " << run.start << "/" << tc.steps << "\n";
+  out << (run.options.resume ? "resuming " : "training ") << run_dir << " from step " << run.start << "/" << tc.steps
+      << "\n";
   if (!config.description.empty()) out << "  " << config.description << "\n";
   out << "  data: " << run.task->describe_data() << "\n";
   out << "  model: " << config.model.type << ", " << format_count(model.num_parameters()) << " parameters, "
-      << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd
-      << ", " << config.precision.dtype << "\n";
+      << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd << ", "
+      << config.precision.dtype << "\n";
   if (run.task->micro_batches() > 1)
     out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
         << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";
@@ -263,8 +274,12 @@ static void evaluate(Run& run, int64_t step, TrainResult& result) {
   double val_loss = run.mp.forward([&] { return task.estimate_loss("val", run.tc.eval_iters, eval_seed(1)); });
   result.val_loss = val_loss;
   if (run.metrics)
-    run.metrics->write({{"kind", "eval"}, {"step", step}, {"time_s", run.progress->elapsed()}, {"train_loss", train_loss},
-                        {"val_loss", val_loss}, {"val_ppl", std::exp(val_loss)}});
+    run.metrics->write({{"kind", "eval"},
+                        {"step", step},
+                        {"time_s", run.progress->elapsed()},
+                        {"train_loss", train_loss},
+                        {"val_loss", val_loss},
+                        {"val_ppl", std::exp(val_loss)}});
   run.progress->line("step " + std::to_string(step) + ": train loss " + fmt("%.4f", train_loss) + ", val loss " +
                      fmt("%.4f", val_loss));
   if (val_loss < run.best_val) {
@@ -334,12 +349,19 @@ static StepOutcome optimizer_step(Run& run, int64_t step) {
 static void log_step(Run& run, int64_t step, const StepOutcome& r, double seconds, TrainResult& result) {
   if (!std::isfinite(r.loss) || r.loss > run.tc.max_loss)
     throw NumericalError("training diverged at step " + std::to_string(step + 1) + ": loss " + fmt("%g", r.loss) +
-                         " (lr " + fmt("%.3g", r.lr) + "); lower optim.lr, raise schedule.warmup_steps or set optim.grad_clip");
+                         " (lr " + fmt("%.3g", r.lr) +
+                         "); lower optim.lr, raise schedule.warmup_steps or set optim.grad_clip");
   result.losses.push_back(r.loss);
   const double tokens = static_cast<double>(run.task->tokens_per_step() * run.task->micro_batches());
   double tok_per_s = tokens / std::max(seconds, 1e-9);
-  json row = {{"kind", "train"}, {"step", step + 1}, {"time_s", run.progress->elapsed()}, {"loss", r.loss},
-              {"lr", r.lr}, {"grad_norm", r.norm}, {"clipped", r.clipped}, {"tok_per_s", tok_per_s}};
+  json row = {{"kind", "train"},
+              {"step", step + 1},
+              {"time_s", run.progress->elapsed()},
+              {"loss", r.loss},
+              {"lr", r.lr},
+              {"grad_norm", r.norm},
+              {"clipped", r.clipped},
+              {"tok_per_s", tok_per_s}};
   if (run.mp.precision() != Precision::fp32) {
     row["loss_scale"] = r.stats.loss_scale;
     row["skipped"] = r.stats.skipped;
@@ -350,7 +372,8 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
     row["wait_s"] = run.grads->wait_seconds();
   }
   if (run.metrics) run.metrics->write(row);
-  run.progress->update({step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
+  run.progress->update(
+      {step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
 }
 
 // Ctrl-C / SIGTERM on any rank stops every rank after the same step (mpirun forwards signals,
@@ -370,8 +393,11 @@ static void finish(Run& run, TrainResult& result) {
   MixedPrecision& mp = run.mp;
   // (As in metrics.jsonl, a NaN or infinite number in summary.json is written as null.)
   bool seq2seq = is_seq2seq_dataset(config.data.dataset);
-  json summary = {{"steps", tc.steps}, {"val_loss", result.val_loss}, {"clipped_steps", run.clipped},
-                  {"skipped_steps", result.skipped_steps}, {"overflow_events", mp.overflow_events()}};
+  json summary = {{"steps", tc.steps},
+                  {"val_loss", result.val_loss},
+                  {"clipped_steps", run.clipped},
+                  {"skipped_steps", result.skipped_steps},
+                  {"overflow_events", mp.overflow_events()}};
   out << "done: val loss " << fmt("%.4f", result.val_loss) << " (nanoGPT-style estimate, " << tc.eval_iters
       << " batches)";
   if (result.entropy_floor >= 0) {
@@ -382,7 +408,8 @@ static void finish(Run& run, TrainResult& result) {
   out << "\n";
   if (tc.eval_full || seq2seq) {
     result.full = mp.forward([&] { return run.task->full_eval(); });
-    out << "  full val: loss " << fmt("%.4f", result.full.loss) << ", perplexity " << fmt("%.3f", result.full.perplexity);
+    out << "  full val: loss " << fmt("%.4f", result.full.loss) << ", perplexity "
+        << fmt("%.3f", result.full.perplexity);
     if (result.full.accuracy >= 0) out << ", exact match " << fmt("%.1f%%", 100 * result.full.accuracy);
     out << " (" << result.full.detail << ")\n";
     summary["full_val_loss"] = result.full.loss;
@@ -406,7 +433,8 @@ static void finish(Run& run, TrainResult& result) {
   }
   if (tc.samples > 0) {
     out << (seq2seq ? "held-out examples:\n" : "samples:\n");
-    std::vector<std::string> samples = run.task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7);
+    std::vector<std::string> samples =
+        run.task->samples(tc.samples, tc.sample_tokens, static_cast<uint64_t>(tc.seed) + 7);
     for (const std::string& s : samples) out << (seq2seq ? "  " : "---\n") << s << "\n";
     std::string report = run.task->sample_report(samples);
     if (!report.empty()) out << "  " << report << "\n";

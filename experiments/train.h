@@ -21,18 +21,18 @@ struct TrainOptions {
 };
 
 struct TrainResult {
-  std::vector<double> losses;   // the training loss of each step run in this session
-  int64_t first_step = 0;       // the step this session started from (k when resumed at k)
-  int64_t steps_done = 0;       // total steps done when it returned
-  int stopped_by_signal = 0;    // SIGINT or SIGTERM when a signal stopped the run early, else 0
-  double val_loss = -1;         // the last estimate (nanoGPT's eval_iters batches)
-  EvalReport full;              // the whole val split / held-out set (at the end only)
+  std::vector<double> losses;  // the training loss of each step run in this session
+  int64_t first_step = 0;      // the step this session started from (k when resumed at k)
+  int64_t steps_done = 0;      // total steps done when it returned
+  int stopped_by_signal = 0;   // SIGINT or SIGTERM when a signal stopped the run early, else 0
+  double val_loss = -1;        // the last estimate (nanoGPT's eval_iters batches)
+  EvalReport full;             // the whole val split / held-out set (at the end only)
   double entropy_floor = -1;
   int64_t clipped_steps = 0;
   int64_t skipped_steps = 0;
   double seconds = 0;
-  int ranks = 1;                // processes that trained (mpirun -np N), each with the same result
-  double allreduce_seconds = 0; // time this rank spent in the gradient all-reduce
+  int ranks = 1;                 // processes that trained (mpirun -np N), each with the same result
+  double allreduce_seconds = 0;  // time this rank spent in the gradient all-reduce
 };
 
 // Trains as the config says; see train.cpp for the loop. The config must be validated. Throws

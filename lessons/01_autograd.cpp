@@ -35,34 +35,33 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
   Tensor L = expression(a, b, c);
   // Walk the graph to print every intermediate value (inputs before outputs).
   for (const Tensor& t : topological_order(L))
-    out << "  " << t.name() << (t.name().size() < 12 ? std::string(12 - t.name().size(), ' ') : "")
-        << " = " << fmt(t.item(), 6) << "\n";
+    out << "  " << t.name() << (t.name().size() < 12 ? std::string(12 - t.name().size(), ' ') : "") << " = "
+        << fmt(t.item(), 6) << "\n";
   r.loss = L.item();
 
   heading(out, 2, "The graph the engine recorded (Graphviz DOT)", "引擎记录下的计算图（Graphviz DOT）");
   r.dot = to_dot(L);
   out << r.dot;
   out << tr(out, "(render it: ", "（画成图片：")
-      << "scratchformer lesson autograd | sed -n '/^digraph/,/^}/p' | dot -Tpng -o graph.png"
-      << tr(out, ")\n", "）\n");
+      << "scratchformer lesson autograd | sed -n '/^digraph/,/^}/p' | dot -Tpng -o graph.png" << tr(out, ")\n", "）\n");
 
   heading(out, 3, "The chain rule by hand, from L back to the inputs", "手算链式法则：从 L 倒推回输入");
   // [excerpt: by_hand]
   double u = a0 * b0, v = u + c0, w = std::tanh(v);
-  double dL_dw = a0;                  // L = a*w
-  double dL_dv = dL_dw * (1 - w * w); // w = tanh(v): dw/dv = 1 - tanh^2
-  double dL_du = dL_dv;               // v = u + c
+  double dL_dw = a0;                   // L = a*w
+  double dL_dv = dL_dw * (1 - w * w);  // w = tanh(v): dw/dv = 1 - tanh^2
+  double dL_du = dL_dv;                // v = u + c
   double dL_dc = dL_dv;
-  double dL_db = dL_du * a0;          // u = a*b: du/db = a
-  double dL_da = dL_du * b0 + w;      // a is used twice: through u (du/da = b) and directly in L
+  double dL_db = dL_du * a0;      // u = a*b: du/db = a
+  double dL_da = dL_du * b0 + w;  // a is used twice: through u (du/da = b) and directly in L
   // [/excerpt]
   out << "  dL/dw = a                      = " << fmt(dL_dw, 6) << "\n";
   out << "  dL/dv = dL/dw * (1 - w^2)      = " << fmt(dL_dv, 6) << "\n";
   out << "  dL/du = dL/dv * 1              = " << fmt(dL_du, 6) << "\n";
   out << "  dL/dc = dL/dv * 1              = " << fmt(dL_dc, 6) << "\n";
   out << "  dL/db = dL/du * a              = " << fmt(dL_db, 6) << "\n";
-  out << tr(out, "  dL/da = dL/du * b + w (2 paths) = ", "  dL/da = dL/du * b + w（2 条路径）= ")
-      << fmt(dL_da, 6) << "\n";
+  out << tr(out, "  dL/da = dL/du * b + w (2 paths) = ", "  dL/da = dL/du * b + w（2 条路径）= ") << fmt(dL_da, 6)
+      << "\n";
   r.by_hand = {dL_da, dL_db, dL_dc};
 
   heading(out, 4, "The engine: L.backward()", "交给引擎：L.backward()");
@@ -83,8 +82,8 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
   const double h = 1e-6;
   auto L_at = [&](double a, double b, double c) {
     NoGradGuard no_grad;  // plain evaluation, no graph
-    return expression(Tensor::scalar(a, DType::f64), Tensor::scalar(b, DType::f64),
-                      Tensor::scalar(c, DType::f64)).item();
+    return expression(Tensor::scalar(a, DType::f64), Tensor::scalar(b, DType::f64), Tensor::scalar(c, DType::f64))
+        .item();
   };
   double fd_a = (L_at(a0 + h, b0, c0) - L_at(a0 - h, b0, c0)) / (2 * h);
   double fd_b = (L_at(a0, b0 + h, c0) - L_at(a0, b0 - h, c0)) / (2 * h);

@@ -19,13 +19,10 @@ enum class BiasBackward { correct, forgets_to_reduce, only_first_row };
 static Tensor bias_add(const Tensor& x, const Tensor& bias, BiasBackward kind) {
   Tensor out = add(x.detach(), bias.detach());  // (N, C), computed without a graph
   return record(out, "bias_add", {x, bias}, [x, bias, kind](const Tensor& dout) {
-    accumulate_grad(x, dout);                               // (N, C): same shape, nothing to do
-    if (kind == BiasBackward::correct)
-      accumulate_grad(bias, sum(dout, {0}));                // (N, C) -> (C): sum over rows
-    else if (kind == BiasBackward::forgets_to_reduce)
-      accumulate_grad(bias, dout);                          // (N, C) into a (C) tensor
-    else
-      accumulate_grad(bias, reshape(slice(dout, 0, 0, 1), {-1}));  // drops rows 1..N-1
+    accumulate_grad(x, dout);                                                       // (N, C): same shape, nothing to do
+    if (kind == BiasBackward::correct) accumulate_grad(bias, sum(dout, {0}));       // (N, C) -> (C): sum over rows
+    else if (kind == BiasBackward::forgets_to_reduce) accumulate_grad(bias, dout);  // (N, C) into a (C) tensor
+    else accumulate_grad(bias, reshape(slice(dout, 0, 0, 1), {-1}));                // drops rows 1..N-1
   });
 }
 // [/excerpt]
@@ -39,8 +36,8 @@ BroadcastingResult run_lesson_broadcasting(std::ostream& out) {
   r.broadcast_shape = broadcast_shapes(x.shape(), b.shape(), "add");
   out << tr(out, "shapes are aligned from the right; a missing or size-1 dimension is repeated:\n",
             "形状从右往左对齐；缺失的维度或大小为 1 的维度会被重复：\n")
-      << "  " << shape_str(x.shape()) << " + " << shape_str(b.shape()) << " -> "
-      << shape_str(r.broadcast_shape) << "\n";
+      << "  " << shape_str(x.shape()) << " + " << shape_str(b.shape()) << " -> " << shape_str(r.broadcast_shape)
+      << "\n";
   show(out, "x", x, 1);
   show(out, "b", b, 1);
   show(out, "x + b", add(x, b).detach(), 1);
@@ -73,9 +70,7 @@ BroadcastingResult run_lesson_broadcasting(std::ostream& out) {
   try {
     sum(bias_add(x2, b2, BiasBackward::forgets_to_reduce)).backward();
     r.unreduced_error = tr(out, "(no error)", "（没有报错）");
-  } catch (const ShapeError& e) {
-    r.unreduced_error = e.what();
-  }
+  } catch (const ShapeError& e) { r.unreduced_error = e.what(); }
   out << tr(out, "the engine refuses a gradient whose shape is not its tensor's:\n  ",
             "梯度的形状与张量本身不一致时，引擎拒绝接受（错误信息保持英文）：\n  ")
       << r.unreduced_error << "\n";
@@ -87,18 +82,16 @@ BroadcastingResult run_lesson_broadcasting(std::ostream& out) {
   Tensor xs = Tensor::randn({2, 3}, gen, 1.0, DType::f64).requires_grad_();
   Tensor bs = Tensor::randn({3}, gen, 1.0, DType::f64).requires_grad_();
   auto check = [&](BiasBackward kind) {
-    return gradcheck([kind](const std::vector<Tensor>& in) { return bias_add(in[0], in[1], kind); },
-                     {xs, bs});
+    return gradcheck([kind](const std::vector<Tensor>& in) { return bias_add(in[0], in[1], kind); }, {xs, bs});
   };
   GradcheckResult good = check(BiasBackward::correct);
   GradcheckResult bad = check(BiasBackward::only_first_row);  // right shape, wrong values
   // [/excerpt]
   out << tr(out, "correct backward:        ", "正确的反向传播：    ")
-      << (good.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << tr(out, " (", "（")
-      << good.checked << tr(out, " Jacobian entries)\n", " 个雅可比元素）\n");
+      << (good.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << tr(out, " (", "（") << good.checked
+      << tr(out, " Jacobian entries)\n", " 个雅可比元素）\n");
   out << tr(out, "first-row-only backward: ", "只传第一行的反向传播：")
-      << (bad.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << "\n  " << bad.describe()
-      << "\n";
+      << (bad.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << "\n  " << bad.describe() << "\n";
   r.gradcheck_correct_ok = good.ok;
   r.gradcheck_buggy_ok = bad.ok;
   r.gradcheck_entries = good.checked;

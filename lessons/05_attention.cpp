@@ -20,14 +20,14 @@ AttentionResult run_lesson_attention(std::ostream& out) {
           "例子：苹果 的查询，我 / 喜欢 / 苹果 的键和值");
   // [excerpt: example]
   Tensor q = Tensor::from_vector({0.1, 0.3, 0.9, 0.4}, {1, 4}, DType::f64);  // Q(苹果)  (1, d_k)
-  Tensor K = Tensor::from_vector({0.9, 0.2, 0.1, 0.3,     // K(我)
-                                  0.4, 0.8, 0.5, 0.2,     // K(喜欢)
-                                  0.2, 0.1, 0.8, 0.6},    // K(苹果)
-                                 {3, 4}, DType::f64);     // (S, d_k)
-  Tensor V = Tensor::from_vector({0.7, 0.2, 0.1, 0.5,     // V(我)
-                                  0.3, 0.8, 0.6, 0.2,     // V(喜欢)
-                                  0.1, 0.4, 0.9, 0.3},    // V(苹果)
-                                 {3, 4}, DType::f64);     // (S, d_v)
+  Tensor K = Tensor::from_vector({0.9, 0.2, 0.1, 0.3,                        // K(我)
+                                  0.4, 0.8, 0.5, 0.2,                        // K(喜欢)
+                                  0.2, 0.1, 0.8, 0.6},                       // K(苹果)
+                                 {3, 4}, DType::f64);                        // (S, d_k)
+  Tensor V = Tensor::from_vector({0.7, 0.2, 0.1, 0.5,                        // V(我)
+                                  0.3, 0.8, 0.6, 0.2,                        // V(喜欢)
+                                  0.1, 0.4, 0.9, 0.3},                       // V(苹果)
+                                 {3, 4}, DType::f64);                        // (S, d_v)
   // [/excerpt]
   show(out, "q (苹果)", q, 1);
   show(out, tr(out, "K (rows 我, 喜欢, 苹果)", "K（各行依次为 我、喜欢、苹果）"), K, 1);
@@ -41,8 +41,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   const double* qv = q.data<double>();
   for (int64_t s = 0; s < 3; ++s) {
     out << "  q . K(" << kTokens[static_cast<size_t>(s)] << ") = ";
-    for (int64_t i = 0; i < 4; ++i)
-      out << (i ? " + " : "") << fmt(qv[i], 1) << "*" << fmt(K.at({s, i}), 1);
+    for (int64_t i = 0; i < 4; ++i) out << (i ? " + " : "") << fmt(qv[i], 1) << "*" << fmt(K.at({s, i}), 1);
     out << " = " << fmt(r.scores[static_cast<size_t>(s)], 2) << "\n";
   }
 
@@ -62,8 +61,8 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   for (double s : r.scaled) total += std::exp(s);
   for (size_t s = 0; s < 3; ++s)
     out << "  e^" << fmt(r.scaled[s], 3) << " = " << fmt(std::exp(r.scaled[s]), 4) << "  -> "
-        << fmt(std::exp(r.scaled[s]), 4) << " / " << fmt(total, 4) << " = " << fmt(r.weights[s], 4)
-        << "  (" << kTokens[s] << ")\n";
+        << fmt(std::exp(r.scaled[s]), 4) << " / " << fmt(total, 4) << " = " << fmt(r.weights[s], 4) << "  ("
+        << kTokens[s] << ")\n";
 
   heading(out, 5, "The output for 苹果: the weighted sum of the values", "苹果 的输出：值向量的加权和");
   // [excerpt: output]
@@ -79,33 +78,30 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   for (int64_t i = 0; i < 4; ++i)
     for (int64_t s = 0; s < 3; ++s)
       r.output_rounded_weights[static_cast<size_t>(i)] += w3[static_cast<size_t>(s)] * V.at({s, i});
-  out << tr(out, "  by hand, weights rounded to 0.275, 0.344, 0.381:\n",
-            "  手算，权重舍入为 0.275, 0.344, 0.381：\n");
+  out << tr(out, "  by hand, weights rounded to 0.275, 0.344, 0.381:\n", "  手算，权重舍入为 0.275, 0.344, 0.381：\n");
   for (int64_t i = 0; i < 4; ++i)
-    out << "    " << "0.275*" << fmt(V.at({0, i}), 1) << " + 0.344*" << fmt(V.at({1, i}), 1)
-        << " + 0.381*" << fmt(V.at({2, i}), 1) << " = "
-        << fmt(r.output_rounded_weights[static_cast<size_t>(i)], 4) << "\n";
+    out << "    "
+        << "0.275*" << fmt(V.at({0, i}), 1) << " + 0.344*" << fmt(V.at({1, i}), 1) << " + 0.381*"
+        << fmt(V.at({2, i}), 1) << " = " << fmt(r.output_rounded_weights[static_cast<size_t>(i)], 4) << "\n";
   out << tr(out, "  by hand:                                 ", "  手算结果：                     ")
       << fmt_vec(r.output_rounded_weights, 4) << "\n";
   out << tr(out, "  the exact weights to 6 digits:           ", "  精确权重（6 位小数）：         ")
       << fmt_vec(r.weights, 6) << "\n";
   std::vector<double> diff(4);
   for (size_t i = 0; i < 4; ++i) diff[i] = r.output[i] - r.output_rounded_weights[i];
-  out << tr(out, "  exact - by hand:                         ", "  精确值 - 手算：                ")
-      << fmt_vec(diff, 6) << "\n";
+  out << tr(out, "  exact - by hand:                         ", "  精确值 - 手算：                ") << fmt_vec(diff, 6)
+      << "\n";
 
   // For the masks, all three tokens need a query. The example gives only 苹果's; these two are
   // made up for the demonstration.
   heading(out, 6, "All three queries at once, with the causal mask", "三个查询一起算，加上因果掩码");
   // [excerpt: causal]
-  Tensor Q = Tensor::from_vector({0.8, 0.1, 0.2, 0.4,     // Q(我)   (made up)
-                                  0.3, 0.9, 0.4, 0.1,     // Q(喜欢) (made up)
-                                  0.1, 0.3, 0.9, 0.4},    // Q(苹果) (from the example)
-                                 {3, 4}, DType::f64);     // (T, d_k)
-  Tensor S = matmul_bt(Q, K) / 2.0;             // (T, S)
-  Tensor future = Tensor::from_vector({0, 1, 1,
-                                       0, 0, 1,
-                                       0, 0, 0}, {3, 3}, DType::f64);  // 1 = key s > query t
+  Tensor Q = Tensor::from_vector({0.8, 0.1, 0.2, 0.4,                                    // Q(我)   (made up)
+                                  0.3, 0.9, 0.4, 0.1,                                    // Q(喜欢) (made up)
+                                  0.1, 0.3, 0.9, 0.4},                                   // Q(苹果) (from the example)
+                                 {3, 4}, DType::f64);                                    // (T, d_k)
+  Tensor S = matmul_bt(Q, K) / 2.0;                                                      // (T, S)
+  Tensor future = Tensor::from_vector({0, 1, 1, 0, 0, 1, 0, 0, 0}, {3, 3}, DType::f64);  // 1 = key s > query t
   Tensor masked = masked_fill(S, future, -INFINITY);  // e^-inf = 0: no weight on the future
   Tensor P = softmax(masked, -1);                     // (T, S)
   Tensor O = matmul(P, V);                            // (T, d_v)
@@ -124,8 +120,8 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   // [excerpt: fused]
   AttentionOptions causal;
   causal.causal = true;
-  Tensor fused = attention(reshape(Q, {1, 1, 3, 4}), reshape(K, {1, 1, 3, 4}),
-                           reshape(V, {1, 1, 3, 4}), causal);  // (1, 1, T, d_v)
+  Tensor fused = attention(reshape(Q, {1, 1, 3, 4}), reshape(K, {1, 1, 3, 4}), reshape(V, {1, 1, 3, 4}),
+                           causal);  // (1, 1, T, d_v)
   // [/excerpt]
   r.fused_output = fused.to_vector();
   r.hand_output = O.to_vector();
@@ -137,8 +133,8 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   // [excerpt: padding]
   Tensor K4 = concat({K, Tensor::full({1, 4}, 9.0, DType::f64)}, 0);  // <pad> gets junk: 9s
   Tensor V4 = concat({V, Tensor::full({1, 4}, 9.0, DType::f64)}, 0);
-  Tensor Q4 = concat({Q, Tensor::zeros({1, 4}, DType::f64)}, 0);      // (T=4, d_k)
-  Tensor pad = Tensor::from_vector({0, 0, 0, 1}, {1, 4}, DType::f64); // 1 = padding key
+  Tensor Q4 = concat({Q, Tensor::zeros({1, 4}, DType::f64)}, 0);       // (T=4, d_k)
+  Tensor pad = Tensor::from_vector({0, 0, 0, 1}, {1, 4}, DType::f64);  // 1 = padding key
   Tensor P4 = softmax(masked_fill(matmul_bt(Q4, K4) / 2.0, pad, -INFINITY), -1);
   // [/excerpt]
   show(out, tr(out, "weights with the <pad> key masked", "屏蔽 <pad> 键之后的权重"), P4, 4);
@@ -166,8 +162,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
             "   （改用一个很大的负数：结果是均匀分布，同样没有意义）\n");
   AttentionOptions all_padded;
   all_padded.key_padding = Tensor::ones({1, 3}, DType::f64);
-  Tensor none = attention(reshape(Q, {1, 1, 3, 4}), reshape(K, {1, 1, 3, 4}),
-                          reshape(V, {1, 1, 3, 4}), all_padded);
+  Tensor none = attention(reshape(Q, {1, 1, 3, 4}), reshape(K, {1, 1, 3, 4}), reshape(V, {1, 1, 3, 4}), all_padded);
   out << tr(out, "  sf::attention with every key padded returns ", "  所有键都被填充时，sf::attention 对这样的行返回 ")
       << fmt_vec(slice(reshape(none, {3, 4}), 0, 0, 1).to_vector(), 1)
       << tr(out, " for such a row;\n  padded query rows are junk either way, and the loss skips those positions\n",

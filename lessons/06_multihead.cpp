@@ -36,12 +36,12 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
 
   heading(out, 2, "Step by step, with the shape after every step", "逐步计算，列出每一步之后的形状");
   // [excerpt: steps]
-  Tensor qkv = attn.c_attn->forward(x);   // (B, T, 3C): q, k, v for every token in one matmul
-  Tensor q = split_heads(qkv, 3, 0, H);   // (B, H, T, D): channels 0..C-1, cut into H heads
-  Tensor k = split_heads(qkv, 3, 1, H);   // (B, H, T, D)
-  Tensor v = split_heads(qkv, 3, 2, H);   // (B, H, T, D)
-  Tensor y = attention(q, k, v);          // (B, H, T, D): H independent attentions
-  Tensor merged = merge_heads(y);         // (B, T, C): the heads side by side again
+  Tensor qkv = attn.c_attn->forward(x);        // (B, T, 3C): q, k, v for every token in one matmul
+  Tensor q = split_heads(qkv, 3, 0, H);        // (B, H, T, D): channels 0..C-1, cut into H heads
+  Tensor k = split_heads(qkv, 3, 1, H);        // (B, H, T, D)
+  Tensor v = split_heads(qkv, 3, 2, H);        // (B, H, T, D)
+  Tensor y = attention(q, k, v);               // (B, H, T, D): H independent attentions
+  Tensor merged = merge_heads(y);              // (B, T, C): the heads side by side again
   Tensor out_x = attn.c_proj.forward(merged);  // (B, T, C): mixes what the heads found
   // [/excerpt]
   auto line = [&](const char* what, const Tensor& t, const char* note) {
@@ -65,9 +65,9 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
   Tensor module_out = attn.forward(x);
   r.steps_vs_module = max_abs_diff(out_x.to_vector(), module_out.to_vector());
   out << tr(out, "largest |steps - attn.forward(x)| = ", "|分步结果 - attn.forward(x)| 的最大值 = ")
-      << (r.steps_vs_module == 0        ? std::string("0")
-          : r.steps_vs_module < 1e-6    ? std::string(tr(out, "below 1e-6", "小于 1e-6"))
-                                        : fmt(r.steps_vs_module, 8))
+      << (r.steps_vs_module == 0     ? std::string("0")
+          : r.steps_vs_module < 1e-6 ? std::string(tr(out, "below 1e-6", "小于 1e-6"))
+                                     : fmt(r.steps_vs_module, 8))
       << "\n";
 
   heading(out, 3, "What each head looks at", "每个头在看什么");
@@ -95,7 +95,7 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
   // [excerpt: count]
   AttentionConfig big;
   big.d_model = 768;
-  big.n_head = 12;                                 // D = 64
+  big.n_head = 12;  // D = 64
   big.bias = false;
   int64_t without_bias = MultiHeadAttention(big).num_parameters();
   big.bias = true;
@@ -103,13 +103,12 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
   // [/excerpt]
   r.params_no_bias = without_bias;
   r.params_bias = with_bias;
-  out << tr(out, "Wq, Wk, Wv, Wo are each 768 x 768: 4 * 768 * 768 = ",
-            "Wq、Wk、Wv、Wo 各是 768 x 768：4 * 768 * 768 = ")
+  out << tr(out,
+            "Wq, Wk, Wv, Wo are each 768 x 768: 4 * 768 * 768 = ", "Wq、Wk、Wv、Wo 各是 768 x 768：4 * 768 * 768 = ")
       << format_count(4 * 768 * 768) << "\n";
   out << "MultiHeadAttention(768, 12 heads, bias = false).num_parameters() = " << format_count(without_bias) << "\n";
   out << "MultiHeadAttention(768, 12 heads, bias = true).num_parameters()  = " << format_count(with_bias)
-      << tr(out, " (+ 4 * 768 = ", "（+ 4 * 768 = ") << format_count(4 * 768)
-      << tr(out, " biases)\n", " 个偏置）\n");
+      << tr(out, " (+ 4 * 768 = ", "（+ 4 * 768 = ") << format_count(4 * 768) << tr(out, " biases)\n", " 个偏置）\n");
   out << tr(out, "per head: Wq, Wk, Wv slices of 64 x 768 each; the count does not depend on H.\n",
             "每个头：Wq、Wk、Wv 中各一片 64 x 768；总参数量与 H 无关。\n");
   return r;

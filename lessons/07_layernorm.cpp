@@ -13,10 +13,10 @@ namespace sf::lessons {
 // [excerpt: composed]
 // LayerNorm written with primitives: (x - mean) / sqrt(var + eps), statistics over C per token.
 static Tensor layer_norm_composed(const Tensor& x, double eps) {
-  Tensor mu = mean(x, {-1}, true);                  // (T, 1)
-  Tensor centered = x - mu;                         // (T, C)
+  Tensor mu = mean(x, {-1}, true);                     // (T, 1)
+  Tensor centered = x - mu;                            // (T, C)
   Tensor var = mean(centered * centered, {-1}, true);  // (T, 1), biased: divides by C
-  return centered / sqrt(var + eps);                // (T, C)
+  return centered / sqrt(var + eps);                   // (T, C)
 }
 // [/excerpt]
 
@@ -26,11 +26,11 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
 
   heading(out, 1, "Three tokens with very different scales", "三个尺度相差很大的词元");
   // [excerpt: input]
-  Tensor x = Tensor::from_vector({1.0, 2.0, 3.0, 4.0,        // an ordinary token
-                                  -20.0, 5.0, 10.0, 45.0,    // a loud one
-                                  0.01, -0.02, 0.03, 0.0},   // a quiet one
-                                 {3, 4}, DType::f64);        // (T, C)
-  Tensor mu = mean(x, {-1});                                 // (T)
+  Tensor x = Tensor::from_vector({1.0, 2.0, 3.0, 4.0,               // an ordinary token
+                                  -20.0, 5.0, 10.0, 45.0,           // a loud one
+                                  0.01, -0.02, 0.03, 0.0},          // a quiet one
+                                 {3, 4}, DType::f64);               // (T, C)
+  Tensor mu = mean(x, {-1});                                        // (T)
   Tensor sd = sqrt(mean(pow(x - reshape(mu, {3, 1}), 2.0), {-1}));  // (T), biased
   // [/excerpt]
   show(out, "x", x, 2);
@@ -48,8 +48,8 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   r.out_stds = sqrt(mean(y * y, {-1})).to_vector();
   out << tr(out, "per-token mean = ", "每个词元的均值   = ") << fmt_vec(r.out_means, 4) << "\n";
   out << tr(out, "per-token std  = ", "每个词元的标准差 = ") << fmt_vec(r.out_stds, 4)
-      << tr(out, "\n  (the quiet token's variance, ", "\n  （幅度很小的那个词元方差为 ") << fmt(r.stds[2] * r.stds[2], 6)
-      << tr(out, ", is only ", "，仅为 eps 的 ") << fmt(r.stds[2] * r.stds[2] / eps, 0)
+      << tr(out, "\n  (the quiet token's variance, ", "\n  （幅度很小的那个词元方差为 ")
+      << fmt(r.stds[2] * r.stds[2], 6) << tr(out, ", is only ", "，仅为 eps 的 ") << fmt(r.stds[2] * r.stds[2] / eps, 0)
       << tr(out, " times eps = 1e-5, so eps shrinks it a little)\n",
             " 倍（eps = 1e-5），所以 eps 会把它的标准差压小一点）\n");
   out << tr(out,
@@ -68,7 +68,7 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   heading(out, 4, "The gradient: fused backward against the composed one", "梯度：融合实现的反向传播与组合实现对比");
   // [excerpt: gradient]
   Tensor xg = x.clone().requires_grad_();
-  Tensor G = Tensor::from_vector({1, 0, 0, 0,  0.5, -1, 2, 0,  1, 1, 1, 1}, {3, 4}, DType::f64);
+  Tensor G = Tensor::from_vector({1, 0, 0, 0, 0.5, -1, 2, 0, 1, 1, 1, 1}, {3, 4}, DType::f64);
   sum(layer_norm(xg, Tensor(), Tensor(), eps) * G).backward();  // G = dL/dy
   Tensor dx = xg.grad().clone();
   xg.zero_grad();
@@ -77,8 +77,7 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   show(out, "G = dL/dy", G, 1);
   show(out, tr(out, "dx (fused layer_norm)", "dx（融合的 layer_norm）"), dx, 4);
   r.fused_vs_composed = max_abs_diff(dx.to_vector(), xg.grad().to_vector());
-  out << tr(out, "largest |fused - composed| = ", "|融合 - 组合| 的最大值 = ") << fmt(r.fused_vs_composed, 12)
-      << "\n";
+  out << tr(out, "largest |fused - composed| = ", "|融合 - 组合| 的最大值 = ") << fmt(r.fused_vs_composed, 12) << "\n";
   r.grad_row_sum = 0;
   r.grad_dot_xhat = 0;
   for (int64_t t = 0; t < 3; ++t) {
@@ -92,8 +91,7 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   }
   out << tr(out, "each row of dx sums to 0 (largest |sum| ", "dx 每一行的和都是 0（|和| 的最大值 ")
       << (r.grad_row_sum < 1e-12 ? "< 1e-12" : fmt(r.grad_row_sum, 14))
-      << tr(out, "): adding a constant to a token does not change LN(x)\n",
-            "）：给一个词元整体加上常数，LN(x) 不变\n");
+      << tr(out, "): adding a constant to a token does not change LN(x)\n", "）：给一个词元整体加上常数，LN(x) 不变\n");
   out << tr(out, "each row of dx is nearly orthogonal to LN(x) (largest |dx . y| = ",
             "dx 每一行都几乎与 LN(x) 正交（|dx . y| 的最大值 = ")
       << fmt(r.grad_dot_xhat, 8)
@@ -107,11 +105,11 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
 
   heading(out, 5, "gradcheck of layer_norm with a gain and a bias", "对带增益和偏置的 layer_norm 做 gradcheck");
   Generator gen(7);
-  GradcheckResult check = gradcheck(
-      [eps](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2], eps); },
-      {Tensor::randn({3, 4}, gen, 1.0, DType::f64).requires_grad_(),
-       Tensor::randn({4}, gen, 1.0, DType::f64).requires_grad_(),
-       Tensor::randn({4}, gen, 1.0, DType::f64).requires_grad_()});
+  GradcheckResult check =
+      gradcheck([eps](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2], eps); },
+                {Tensor::randn({3, 4}, gen, 1.0, DType::f64).requires_grad_(),
+                 Tensor::randn({4}, gen, 1.0, DType::f64).requires_grad_(),
+                 Tensor::randn({4}, gen, 1.0, DType::f64).requires_grad_()});
   out << (check.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << tr(out, ": ", "：") << check.checked
       << tr(out, " Jacobian entries of x, gamma and beta\n", " 个雅可比元素，覆盖 x、gamma 和 beta\n");
   return r;

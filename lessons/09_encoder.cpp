@@ -27,10 +27,10 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
   BlockConfig cfg;
   cfg.d_model = 16;
   cfg.n_head = 4;
-  cfg.pre_ln = true;                                 // x + f(LN(x)), as GPT-2
+  cfg.pre_ln = true;  // x + f(LN(x)), as GPT-2
   EncoderBlock block(cfg);
   Generator gen(99);
-  Tensor x = Tensor::randn({1, 5, 16}, gen);         // five token vectors (B, T, C)
+  Tensor x = Tensor::randn({1, 5, 16}, gen);  // five token vectors (B, T, C)
   // [/excerpt]
   out << block.summary();
 
@@ -43,16 +43,16 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
   // [/excerpt]
   r.by_hand_vs_block = max_abs_diff(y.to_vector(), block.forward(x).to_vector());
   out << tr(out, "largest |by hand - block.forward(x)| = ", "|手算 - block.forward(x)| 的最大值 = ")
-      << (r.by_hand_vs_block == 0        ? std::string("0")
-          : r.by_hand_vs_block < 1e-6    ? std::string(tr(out, "below 1e-6", "小于 1e-6"))
-                                         : fmt(r.by_hand_vs_block, 8))
+      << (r.by_hand_vs_block == 0     ? std::string("0")
+          : r.by_hand_vs_block < 1e-6 ? std::string(tr(out, "below 1e-6", "小于 1e-6"))
+                                      : fmt(r.by_hand_vs_block, 8))
       << "\n";
   out << tr(out, "per-token norms:\n  token | |x|    | |attn| | |x+attn| | |ffn|  | |out|\n",
             "每个词元的范数：\n  词元  | |x|    | |attn| | |x+attn| | |ffn|  | |out|\n");
   for (int64_t t = 0; t < 5; ++t) {
     auto n = [t](const Tensor& v) { return fmt(token_norm(slice(v, 1, t, t + 1)), 3); };
-    out << "  " << t << "     | " << n(x) << "  | " << n(a) << "  | " << n(h) << "    | " << n(f)
-        << "  | " << n(y) << "\n";
+    out << "  " << t << "     | " << n(x) << "  | " << n(a) << "  | " << n(h) << "    | " << n(f) << "  | " << n(y)
+        << "\n";
   }
   r.norms = {token_norm(x), token_norm(a), token_norm(h), token_norm(f), token_norm(y)};
   out << tr(out, "  mean  | ", "  平均  | ") << fmt(r.norms[0], 3) << "  | " << fmt(r.norms[1], 3) << "  | "
@@ -62,11 +62,11 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
 
   heading(out, 3, "Gradients: the residual path is a highway", "梯度：残差连接是一条高速公路");
   // [excerpt: gradient]
-  Tensor G = Tensor::randn({1, 5, 16}, gen);            // an upstream gradient dL/dy
+  Tensor G = Tensor::randn({1, 5, 16}, gen);  // an upstream gradient dL/dy
   Tensor xg = x.clone().requires_grad_();
-  sum(block.forward(xg) * G).backward();                // y = x + a + f: dy/dx = I + ...
+  sum(block.forward(xg) * G).backward();  // y = x + a + f: dy/dx = I + ...
   Tensor dx = xg.grad();
-  Tensor xn = x.clone().requires_grad_();               // the same sublayers without residuals
+  Tensor xn = x.clone().requires_grad_();  // the same sublayers without residuals
   sum(block.mlp.forward(block.ln_2.forward(block.attn.forward(block.ln_1.forward(xn)))) * G).backward();
   // [/excerpt]
   r.grad_upstream = std::sqrt(sum(G * G).item());
@@ -98,8 +98,8 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
   }
   Tensor s = x;
   for (auto& b : stack) {
-    Tensor after_attn = s + b->attn.forward(b->ln_1.forward(s));                 // (B, T, C)
-    Tensor after_ffn = after_attn + b->mlp.forward(b->ln_2.forward(after_attn)); // (B, T, C)
+    Tensor after_attn = s + b->attn.forward(b->ln_1.forward(s));                  // (B, T, C)
+    Tensor after_ffn = after_attn + b->mlp.forward(b->ln_2.forward(after_attn));  // (B, T, C)
     r.stack_norms.push_back(token_norm(after_attn));
     r.stack_norms.push_back(token_norm(after_ffn));
     s = after_ffn;

@@ -29,13 +29,13 @@ static Probe probe(const std::string& norm, const IntTensor& idx, const IntTenso
   cfg.n_layer = 12;
   cfg.n_head = 4;
   cfg.n_embd = 64;
-  cfg.norm = norm;                         // "pre" or "post"
-  cfg.seed = 11;                           // the same initial weights for both
-  cfg.init = "xavier";                     // the 2017 Transformer, as Xiong et al. analyse it:
-  cfg.scale_embeddings = true;             //   token vectors N(0, 1/C) * sqrt(C): unit scale
-  cfg.pos_encoding = "sinusoidal";         //   fixed sinusoidal positions
-  cfg.activation = "relu";                 //   ReLU feed-forward
-  cfg.tied_head = false;                   //   an output layer of its own
+  cfg.norm = norm;                  // "pre" or "post"
+  cfg.seed = 11;                    // the same initial weights for both
+  cfg.init = "xavier";              // the 2017 Transformer, as Xiong et al. analyse it:
+  cfg.scale_embeddings = true;      //   token vectors N(0, 1/C) * sqrt(C): unit scale
+  cfg.pos_encoding = "sinusoidal";  //   fixed sinusoidal positions
+  cfg.activation = "relu";          //   ReLU feed-forward
+  cfg.tied_head = false;            //   an output layer of its own
   GPT model(cfg);
   AttentionMask causal;
   causal.causal = true;
@@ -90,7 +90,8 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
       << fmt(post.loss, 4) << " (model.loss: " << fmt(post.loss_model, 4) << ")\n";
   out << tr(out, "(a uniform guess over 64 tokens would give ln(64) = ", "（在 64 个词元上均匀瞎猜，损失是 ln(64) = ")
       << fmt(std::log(64.0), 4)
-      << tr(out, "; the targets are random, so no model can do better)\n", "；目标是随机的，任何模型都不可能做得更好）\n");
+      << tr(out, "; the targets are random, so no model can do better)\n",
+            "；目标是随机的，任何模型都不可能做得更好）\n");
   r.loss_pre = pre.loss;
   r.loss_post = post.loss;
   r.loss_pre_model = pre.loss_model;
@@ -102,7 +103,10 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
       << tr(out, "  layer |  |h|    |dL/dh|   |dL/dW|   |  |h|    |dL/dh|   |dL/dW|\n",
             "  层    |  |h|    |dL/dh|   |dL/dW|   |  |h|    |dL/dh|   |dL/dW|\n");
   for (size_t i = 0; i < pre.hidden.size(); ++i) {
-    auto cell = [](double v, int w) { std::string s = fmt(v, 4); return std::string(static_cast<size_t>(std::max(0, w - static_cast<int>(s.size()))), ' ') + s; };
+    auto cell = [](double v, int w) {
+      std::string s = fmt(v, 4);
+      return std::string(static_cast<size_t>(std::max(0, w - static_cast<int>(s.size()))), ' ') + s;
+    };
     out << "  " << (i < 10 ? " " : "") << i << "    | " << cell(pre.hidden[i], 6) << "  " << cell(pre.hidden_grad[i], 7)
         << "  " << cell(pre.param_grad[i], 7) << "   | " << cell(post.hidden[i], 6) << "  "
         << cell(post.hidden_grad[i], 7) << "  " << cell(post.param_grad[i], 7) << "\n";
@@ -119,8 +123,7 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
       << fmt(pre.hidden.front(), 2) << " -> " << fmt(pre.hidden.back(), 2)
       << tr(out, ", and the blocks' gradients shrink with it, ", "，各块的梯度随之变小，")
       << fmt(pre.param_grad.front(), 3) << " -> " << fmt(pre.param_grad.back(), 3) << "\n"
-      << tr(out, "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients ",
-            "Post-LN: |h| 固定在 sqrt(C) = 8，梯度")
+      << tr(out, "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients ", "Post-LN: |h| 固定在 sqrt(C) = 8，梯度")
       << (post.param_grad.back() > 1.1 * post.param_grad.front()
               ? tr(out, "grow toward the output, ", "越靠近输出越大，")
               : tr(out, "do not grow toward the output, ", "并不随靠近输出而变大，"))

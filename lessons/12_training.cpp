@@ -39,11 +39,12 @@ static std::string schedules_plot(const ScheduleOptions& cosine, const ScheduleO
     s += std::to_string(t) + " " + fmt_sci(lr_at(cosine, t), 5) + " " + fmt_sci(lr_at(linear, t), 5) + "\n";
   s += "EOD\n$b << EOD\n";
   for (int64_t t = 0; t <= 64000; t += 250) s += std::to_string(t) + " " + fmt_sci(lr_at(noam, t), 5) + "\n";
-  return s + "EOD\nset title 'warmup 10, decay to step 100' noenhanced\n"
-             "plot $a using 1:2 with lines lw 2 lc rgb '#4271ae' title 'cosine', "
-             "$a using 1:3 with lines lw 2 lc rgb '#c82829' title 'linear'\n"
-             "set title 'noam, d_model 512, warmup 4000' noenhanced\n"
-             "plot $b using 1:2 with lines lw 2 lc rgb '#3e999f' title 'noam'\nunset multiplot\n";
+  return s +
+         "EOD\nset title 'warmup 10, decay to step 100' noenhanced\n"
+         "plot $a using 1:2 with lines lw 2 lc rgb '#4271ae' title 'cosine', "
+         "$a using 1:3 with lines lw 2 lc rgb '#c82829' title 'linear'\n"
+         "set title 'noam, d_model 512, warmup 4000' noenhanced\n"
+         "plot $b using 1:2 with lines lw 2 lc rgb '#3e999f' title 'noam'\nunset multiplot\n";
 }
 
 TrainingResult run_lesson_training(std::ostream& out) {
@@ -59,7 +60,7 @@ TrainingResult run_lesson_training(std::ostream& out) {
   cosine.decay_steps = 100;
   ScheduleOptions linear = cosine;
   linear.kind = ScheduleKind::linear;
-  ScheduleOptions noam;                  // the Annotated Transformer's: lr is the factor
+  ScheduleOptions noam;  // the Annotated Transformer's: lr is the factor
   noam.kind = ScheduleKind::noam;
   noam.lr = 1.0;
   noam.d_model = 512;
@@ -71,9 +72,9 @@ TrainingResult run_lesson_training(std::ostream& out) {
             "  步数 |    余弦    |    线性    | 余弦，40 个 # = 1e-3\n");
   for (int64_t s : {0, 1, 4, 9, 10, 25, 50, 75, 99, 100, 150}) {
     double c = lr_at(cosine, s);
-    out << "  " << std::string(4 - std::to_string(s).size(), ' ') << s << " | " << fmt_sci(c, 4)
-        << " | " << fmt_sci(lr_at(linear, s), 4) << " | "
-        << std::string(static_cast<size_t>(std::lround(c / 1e-3 * 40)), '#') << "\n";
+    out << "  " << std::string(4 - std::to_string(s).size(), ' ') << s << " | " << fmt_sci(c, 4) << " | "
+        << fmt_sci(lr_at(linear, s), 4) << " | " << std::string(static_cast<size_t>(std::lround(c / 1e-3 * 40)), '#')
+        << "\n";
     r.cosine.push_back(c);
   }
   out << tr(out, "noam (d_model 512, warmup 4000): lr = 512^-0.5 * min(s^-0.5, s * 4000^-1.5), s = step + 1\n",
@@ -108,7 +109,7 @@ TrainingResult run_lesson_training(std::ostream& out) {
   AdamW opt(model.named_parameters(), adam);
   Generator gen(120);
   IntTensor idx, targets;
-  for (int64_t step = 0; step < 40; ++step) {       // learn the repeating sequence
+  for (int64_t step = 0; step < 40; ++step) {  // learn the repeating sequence
     make_batch(gen, false, idx, targets);
     opt.zero_grad();
     Tensor loss = model.loss(idx, targets);
@@ -118,7 +119,7 @@ TrainingResult run_lesson_training(std::ostream& out) {
     r.norms.push_back(norm);
     r.losses.push_back(loss.item());
   }
-  make_batch(gen, true, idx, targets);               // then a batch unlike anything seen
+  make_batch(gen, true, idx, targets);  // then a batch unlike anything seen
   opt.zero_grad();
   Tensor loss = model.loss(idx, targets);
   loss.backward();
@@ -150,10 +151,10 @@ TrainingResult run_lesson_training(std::ostream& out) {
   std::vector<double> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
   std::vector<double> by_hand(4);
   for (size_t i = 0; i < 4; ++i) {
-    double p = p0[i] * (1 - lr * wd);                     // decoupled weight decay
-    double m = (1 - b1) * g[i];                           // m_1 = beta1 m_0 + (1 - beta1) g, m_0 = 0
-    double v = (1 - b2) * g[i] * g[i];                    // v_1 = beta2 v_0 + (1 - beta2) g^2
-    double m_hat = m / (1 - b1), v_hat = v / (1 - b2);    // bias correction at t = 1
+    double p = p0[i] * (1 - lr * wd);                   // decoupled weight decay
+    double m = (1 - b1) * g[i];                         // m_1 = beta1 m_0 + (1 - beta1) g, m_0 = 0
+    double v = (1 - b2) * g[i] * g[i];                  // v_1 = beta2 v_0 + (1 - beta2) g^2
+    double m_hat = m / (1 - b1), v_hat = v / (1 - b2);  // bias correction at t = 1
     by_hand[i] = p - lr * m_hat / (std::sqrt(v_hat) + eps);
   }
   // [/excerpt]

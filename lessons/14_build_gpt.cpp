@@ -50,8 +50,7 @@ StageModel::StageModel(const StageConfig& c) : Module("StageModel"), config_(c) 
     register_module("wpe", wpe.emplace(T, C));  // where it stands
     if (c.stage == Stage::one_head || c.stage == Stage::heads || c.stage == Stage::feed_forward)
       register_module("attn", attn.emplace(attention_of(c)));
-    if (c.stage == Stage::feed_forward)
-      register_module("mlp", mlp.emplace(C, 4 * C, Activation::gelu, /*bias=*/false));
+    if (c.stage == Stage::feed_forward) register_module("mlp", mlp.emplace(C, 4 * C, Activation::gelu, /*bias=*/false));
     if (c.stage == Stage::residual || c.stage == Stage::blocks) {
       BlockConfig b;  // x = x + attn(ln_1(x)); x = x + mlp(ln_2(x))
       b.d_model = C;
@@ -76,20 +75,19 @@ Tensor StageModel::forward(const IntTensor& idx) {
   for (int64_t t = 0; t < T; ++t) pos[t] = static_cast<int32_t>(t);
   Tensor x = wte->forward(idx) + wpe->forward(pos);  // (B, T, C) + (T, C)
   AttentionMask causal;
-  causal.causal = true;                              // a character sees only the ones before it
-  if (attn) x = attn->forward(x, causal);            // (B, T, C)
-  if (mlp) x = mlp->forward(x);                      // (B, T, C)
+  causal.causal = true;                                               // a character sees only the ones before it
+  if (attn) x = attn->forward(x, causal);                             // (B, T, C)
+  if (mlp) x = mlp->forward(x);                                       // (B, T, C)
   for (size_t i = 0; i < h.size(); ++i) x = h[i].forward(x, causal);  // (B, T, C)
   if (ln_f) x = ln_f->forward(x);
-  return lm_head->forward(x);                        // (B, T, V)
+  return lm_head->forward(x);  // (B, T, V)
 }
 // [/excerpt]
 
 static const char* stage_title(Stage s, Lang lang) {
-  static const char* en[] = {"bigram table", "one attention head", "four heads", "+ feed-forward",
-                             "+ residual and LayerNorm", "N blocks"};
-  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈层", "+ 残差与 LayerNorm",
-                             "N 个块"};
+  static const char* en[] = {"bigram table",   "one attention head",       "four heads",
+                             "+ feed-forward", "+ residual and LayerNorm", "N blocks"};
+  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈层", "+ 残差与 LayerNorm", "N 个块"};
   return (lang == Lang::zh ? zh : en)[static_cast<int>(s)];
 }
 
@@ -170,7 +168,8 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
   static std::map<std::string, BuildGptResult> done;
   std::ostringstream key;
   key << opt.corpus << " " << opt.steps << " " << opt.batch_size << " " << opt.block_size << " " << opt.n_embd << " "
-      << opt.n_head << " " << opt.n_layer << " " << opt.lr << " " << opt.sample_chars << " " << opt.val_batches << " " << opt.seed;
+      << opt.n_head << " " << opt.n_layer << " " << opt.lr << " " << opt.sample_chars << " " << opt.val_batches << " "
+      << opt.seed;
   if (auto it = done.find(key.str()); it != done.end()) return it->second;
   BuildGptResult r;
   StageData d = load_stage_data(opt.corpus);
@@ -199,7 +198,7 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
     data::RandomWindows batches(d.train, opt.block_size, opt.batch_size, opt.seed);
     for (int64_t step = 0; step < opt.steps; ++step) {
       optimizer.set_lr(lr_at(schedule, step));
-      data::LmBatch batch = batches.next();                  // (B, T) inputs and targets
+      data::LmBatch batch = batches.next();  // (B, T) inputs and targets
       optimizer.zero_grad();
       Tensor loss = model.loss(batch.inputs, batch.targets);  // mean cross-entropy
       loss.backward();
@@ -244,7 +243,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     out << stage_explanation(stage, lang) << "\n"
         << tr(out, "parameters: ", "参数：") << r.params[i] << " = " << r.formula_text[i] << "\n"
         << tr(out, "val loss: ", "验证损失：") << fmt(r.val_loss[i], 2) << "\n"
-        << tr(out, "sample:", "样本：") << "\n" << r.samples[i] << "\n";
+        << tr(out, "sample:", "样本：") << "\n"
+        << r.samples[i] << "\n";
   }
   out << tr(out, "sf::GPT with the same sizes (untied head, no biases) has ",
             "同样尺寸的 sf::GPT（输出层不共享权重、无偏置）有 ")

@@ -12,7 +12,6 @@
 
 namespace sf::lessons {
 
-
 Tensor StageModel::loss(const IntTensor& idx, const IntTensor& targets) {
   return cross_entropy(forward(idx), targets, -1);
 }
@@ -23,8 +22,8 @@ int64_t stage_parameter_formula(const StageConfig& c) {
   switch (c.stage) {
     case Stage::bigram: return V * V;
     case Stage::one_head:
-    case Stage::heads: return base + 4 * C * C;             // q, k, v, output projection
-    case Stage::feed_forward: return base + 12 * C * C;     // + C -> 4C -> C
+    case Stage::heads: return base + 4 * C * C;              // q, k, v, output projection
+    case Stage::feed_forward: return base + 12 * C * C;      // + C -> 4C -> C
     case Stage::residual: return base + 12 * C * C + 3 * C;  // + ln_1, ln_2, ln_f gains
     case Stage::blocks: return base + N * (12 * C * C + 2 * C) + C;
   }
@@ -32,8 +31,8 @@ int64_t stage_parameter_formula(const StageConfig& c) {
 }
 
 std::string stage_formula_text(const StageConfig& c) {
-  const std::string V = std::to_string(c.vocab_size), T = std::to_string(c.block_size),
-                    C = std::to_string(c.n_embd), N = std::to_string(c.n_layer);
+  const std::string V = std::to_string(c.vocab_size), T = std::to_string(c.block_size), C = std::to_string(c.n_embd),
+                    N = std::to_string(c.n_layer);
   const std::string base = V + "*" + C + " + " + T + "*" + C + " + " + C + "*" + V;
   switch (c.stage) {
     case Stage::bigram: return V + "*" + V;

@@ -24,12 +24,12 @@ enum class Stage { bigram, one_head, heads, feed_forward, residual, blocks };
 
 struct StageConfig {
   Stage stage = Stage::bigram;
-  int64_t vocab_size = 0;  // V
-  int64_t block_size = 32; // T
-  int64_t n_embd = 64;     // C
-  int64_t n_head = 4;      // H (stages heads and later)
-  int64_t n_layer = 4;     // N (stage blocks)
-  uint64_t seed = 1337;    // initial weights
+  int64_t vocab_size = 0;   // V
+  int64_t block_size = 32;  // T
+  int64_t n_embd = 64;      // C
+  int64_t n_head = 4;       // H (stages heads and later)
+  int64_t n_layer = 4;      // N (stage blocks)
+  uint64_t seed = 1337;     // initial weights
 };
 
 class StageModel : public Module {
@@ -41,13 +41,13 @@ class StageModel : public Module {
 
  private:
   StageConfig config_;
-  std::optional<Embedding> wte;                // (V, V) for the bigram table, else (V, C)
-  std::optional<Embedding> wpe;                // (T, C)
-  std::optional<MultiHeadAttention> attn;      // stages one_head .. feed_forward
-  std::optional<FeedForward> mlp;              // stage feed_forward
-  ModuleList<EncoderBlock> h;                  // stages residual (1 block) and blocks (N)
+  std::optional<Embedding> wte;            // (V, V) for the bigram table, else (V, C)
+  std::optional<Embedding> wpe;            // (T, C)
+  std::optional<MultiHeadAttention> attn;  // stages one_head .. feed_forward
+  std::optional<FeedForward> mlp;          // stage feed_forward
+  ModuleList<EncoderBlock> h;              // stages residual (1 block) and blocks (N)
   std::optional<LayerNorm> ln_f;
-  std::optional<Linear> lm_head;               // (V, C)
+  std::optional<Linear> lm_head;  // (V, C)
 };
 
 // The parameter count by its formula (independent of the modules), and the formula as text

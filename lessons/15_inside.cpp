@@ -32,11 +32,11 @@ static const char* kPrompt = "ROMEO:\nI love thee, and I love thee not.\n";
 
 // configs/NAME.json with the lesson's overrides, training into `run_dir` (progress on stderr).
 static TrainResult train_config(const std::string& name, int64_t steps, bool full_val, const std::string& run_dir) {
-  Config c = load_config(std::string(SF_SOURCE_DIR) + "/configs/" + name + ".json",
-                         {"train.steps=" + std::to_string(steps), std::string("train.eval_full=") + (full_val ? "true" : "false"),
-                          "schedule.warmup_steps=" + std::to_string(std::min<int64_t>(100, steps / 10)),
-                          "train.eval_interval=" + std::to_string(steps), "train.samples=0",
-                          "output.run_dir=\"" + run_dir + "\""});
+  Config c = load_config(
+      std::string(SF_SOURCE_DIR) + "/configs/" + name + ".json",
+      {"train.steps=" + std::to_string(steps), std::string("train.eval_full=") + (full_val ? "true" : "false"),
+       "schedule.warmup_steps=" + std::to_string(std::min<int64_t>(100, steps / 10)),
+       "train.eval_interval=" + std::to_string(steps), "train.samples=0", "output.run_dir=\"" + run_dir + "\""});
   TrainOptions o;
   o.out = &std::cerr;
   return train(c, o);
@@ -136,15 +136,14 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   heading(out, 1, "The default model, trained", "训练好的默认模型");
   out << tr(out, "configs/default.json (4 layers x 4 heads, 128 wide, block 64) trained for ",
             "configs/default.json（4 层 x 4 个头，宽 128，块长 64）训练了 ")
-      << r.gpt_steps << tr(out, " steps\n", " 步\n")
-      << tr(out, "full val loss: ", "完整验证集损失：") << fmt(r.gpt_val_loss, 2) << "\n";
+      << r.gpt_steps << tr(out, " steps\n", " 步\n") << tr(out, "full val loss: ", "完整验证集损失：")
+      << fmt(r.gpt_val_loss, 2) << "\n";
 
   heading(out, 2, "What each head does, measured", "每个头在做什么：测出来的");
   out << tr(out, "mean over ", "在验证集的 ") << opt.role_windows
       << tr(out, " windows of 64 val characters (uniform attention would have entropy ",
             " 个 64 字符窗口上取平均（均匀注意力的熵为 ")
-      << fmt(r.uniform_entropy, 3) << tr(out, " nats):\n", " 奈特）：\n")
-      << format_head_roles(r.roles);
+      << fmt(r.uniform_entropy, 3) << tr(out, " nats):\n", " 奈特）：\n") << format_head_roles(r.roles);
   out << tr(out, "reading the table (prev >= 0.5, first >= 0.5, same >= 0.3, entropy >= 0.75 x uniform):\n",
             "按表读出（prev >= 0.5、first >= 0.5、same >= 0.3、熵 >= 0.75 x 均匀）：\n");
   for (const HeadRole& h : r.roles)
@@ -164,12 +163,14 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
       << tr(out, "share of cross-attention on the mirrored source position (", "交叉注意力落在镜像源位置上的比例（")
       << r.cross.examples << tr(out, " held-out examples):\n", " 个留出样例）：\n");
   for (size_t l = 0; l < r.cross.aligned_share.size(); ++l)
-    out << "  " << tr(out, "decoder layer ", "解码器第 ") << l << tr(out, ": ", " 层：") << fmt(r.cross.aligned_share[l], 3)
-        << "\n";
-  out << tr(out, "first example: ", "第一个样例：") << r.cross.first.length() << tr(out, " output tokens over ", " 个输出词元对 ")
-      << r.cross.first.key_length() << tr(out, " source tokens\n", " 个源词元\n");
+    out << "  " << tr(out, "decoder layer ", "解码器第 ") << l << tr(out, ": ", " 层：")
+        << fmt(r.cross.aligned_share[l], 3) << "\n";
+  out << tr(out, "first example: ", "第一个样例：") << r.cross.first.length()
+      << tr(out, " output tokens over ", " 个输出词元对 ") << r.cross.first.key_length()
+      << tr(out, " source tokens\n", " 个源词元\n");
   for (int64_t l = 0; l < r.cross.first.layers(); ++l)
-    draw_attention(out, "15_reverse_layer" + std::to_string(l) + ".png", r.cross.first, l, "reverse model, cross-attention");
+    draw_attention(out, "15_reverse_layer" + std::to_string(l) + ".png", r.cross.first, l,
+                   "reverse model, cross-attention");
   return r;
 }
 

@@ -39,9 +39,7 @@ static std::string show_token(const std::string& bytes) {
   return shown;
 }
 
-static int64_t count_chars(const std::string& s) {
-  return static_cast<int64_t>(data::utf8_decode(s, "poems").size());
-}
+static int64_t count_chars(const std::string& s) { return static_cast<int64_t>(data::utf8_decode(s, "poems").size()); }
 
 // True when `bytes` is UTF-8 for n >= 1 characters, all CJK ideographs (U+4E00..U+9FFF).
 static bool ideographs(const std::string& bytes, int64_t n) {
@@ -82,10 +80,11 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
     out << "  " << ch << "  " << buf << "\n";
     r.sentence_chars.push_back(ch);
   }
-  out << tr(out, "5 characters, 5 tokens: 喜欢 (to like) is two tokens, 喜 and 欢, and 苹果 (apple)\n"
-                 "is 苹 and 果. Lesson 5 (attention) and article 003 split the sentence into the\n"
-                 "three words 我 / 喜欢 / 苹果: a word segmenter's split, which a character-level\n"
-                 "model never sees. It has to learn from data that 喜 and 欢 belong together.\n",
+  out << tr(out,
+            "5 characters, 5 tokens: 喜欢 (to like) is two tokens, 喜 and 欢, and 苹果 (apple)\n"
+            "is 苹 and 果. Lesson 5 (attention) and article 003 split the sentence into the\n"
+            "three words 我 / 喜欢 / 苹果: a word segmenter's split, which a character-level\n"
+            "model never sees. It has to learn from data that 喜 and 欢 belong together.\n",
             "5 个字，5 个词元：喜欢是两个词元（喜、欢），苹果也是两个（苹、果）。第 5 课（注意力）\n"
             "和文章 003 把这句话分成 我 / 喜欢 / 苹果 三个词，那是分词器的切法；按字建模的模型\n"
             "看不到这种切分，喜和欢属于同一个词，要靠它自己从数据里学出来。\n");
@@ -93,13 +92,14 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   heading(out, 2, "UTF-8 bytes: three per character here", "UTF-8 字节：这里每个字三个字节");
   for (const std::string& ch : r.sentence_chars) out << "  " << ch << "  " << hex_bytes(ch) << "\n";
   r.sentence_bytes = static_cast<int64_t>(sentence.size());
-  out << tr(out, "bytes: ", "字节数：") << r.sentence_bytes << tr(out, " for ", "，字数：")
-      << cps.size() << tr(out, " characters (", "（每字 ")
+  out << tr(out, "bytes: ", "字节数：") << r.sentence_bytes << tr(out, " for ", "，字数：") << cps.size()
+      << tr(out, " characters (", "（每字 ")
       << fmt(static_cast<double>(r.sentence_bytes) / static_cast<double>(cps.size()), 1)
       << tr(out, " per character)\n", " 字节）\n");
-  out << tr(out, "Every CJK character from U+0800 to U+FFFF takes 3 bytes: a lead byte 1110xxxx and\n"
-                 "two continuation bytes 10xxxxxx. A byte-level model reading 我喜欢苹果 sees 15\n"
-                 "tokens, and a lone byte such as e6 means nothing by itself.\n",
+  out << tr(out,
+            "Every CJK character from U+0800 to U+FFFF takes 3 bytes: a lead byte 1110xxxx and\n"
+            "two continuation bytes 10xxxxxx. A byte-level model reading 我喜欢苹果 sees 15\n"
+            "tokens, and a lone byte such as e6 means nothing by itself.\n",
             "U+0800 到 U+FFFF 之间的汉字都占 3 个字节：一个 1110xxxx 的首字节，加两个 10xxxxxx\n"
             "的后续字节。按字节读入的模型看到的我喜欢苹果是 15 个词元，而像 e6 这样的单个字节\n"
             "本身没有任何意义。\n");
@@ -128,10 +128,11 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   out << tr(out, "; the word 喜欢: ", "；喜欢这个词：") << r.word_count << "\n";
   r.comma_count = occurrences(tang, "，");
   r.period_count = occurrences(tang, "。");
-  out << tr(out, "and the two punctuation marks: ， ", "两个标点：， ") << r.comma_count << "   。 "
-      << r.period_count << "\n";
-  out << tr(out, "A character vocabulary has one id for each of them and none for a character the\n"
-                 "poems never use; 喜欢 as a word does not occur at all. Bytes can spell anything.\n",
+  out << tr(out, "and the two punctuation marks: ， ", "两个标点：， ") << r.comma_count << "   。 " << r.period_count
+      << "\n";
+  out << tr(out,
+            "A character vocabulary has one id for each of them and none for a character the\n"
+            "poems never use; 喜欢 as a word does not occur at all. Bytes can spell anything.\n",
             "按字的词表给每个出现过的字一个编号，唐诗里没用过的字就没有编号；喜欢这个词在唐诗里\n"
             "一次也没出现。字节则什么字都拼得出来。\n");
 
@@ -163,11 +164,12 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
       << tr(out, " (", " 次合并（") << show_token(r.first_char)
       << tr(out, "); first token of two ideographs: merge ", "）；第一个双字词元：第 ") << r.first_word_rank
       << tr(out, " (", " 次合并（") << show_token(r.first_word) << tr(out, ")\n", "）\n");
-  out << tr(out, "The first merges spell the two punctuation marks, the commonest symbols of all.\n"
-                 "Then come lead bytes with their first continuation byte (e4 b8, e5 a4, ...): pieces\n"
-                 "that hundreds of characters share. Merge 9 already joins ， to the lead byte of the\n"
-                 "next character: the GPT-2 pre-split counts every byte >= 0x80 as a letter, so a\n"
-                 "whole line of a poem is one chunk and punctuation merges across characters.\n",
+  out << tr(out,
+            "The first merges spell the two punctuation marks, the commonest symbols of all.\n"
+            "Then come lead bytes with their first continuation byte (e4 b8, e5 a4, ...): pieces\n"
+            "that hundreds of characters share. Merge 9 already joins ， to the lead byte of the\n"
+            "next character: the GPT-2 pre-split counts every byte >= 0x80 as a letter, so a\n"
+            "whole line of a poem is one chunk and punctuation merges across characters.\n",
             "最先合并出来的是两个标点，它们是出现最多的符号。接着是首字节和第一个后续字节（e4 b8、\n"
             "e5 a4 ……），这种片段几百个字共用。第 9 次合并就把，和下一个字的首字节连在了一起：\n"
             "GPT-2 的预切分把所有 >= 0x80 的字节都当成字母，所以一整行诗是一个块，标点也会跟\n"
@@ -190,8 +192,7 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
     r.song_tokens_per_char.push_back(song_tpc);
     r.sentence_tokens.push_back(n_sentence);
     out << padded(std::to_string(v), 5) << " | " << padded(std::to_string(v - 256), 6) << " | "
-        << padded(fmt(tang_tpc, 3), 17) << " | " << padded(fmt(song_tpc, 3), 26) << " | " << n_sentence
-        << "\n";
+        << padded(fmt(tang_tpc, 3), 17) << " | " << padded(fmt(song_tpc, 3), 26) << " | " << n_sentence << "\n";
   }
   r.char_tokens_per_char = 1.0;
   out << tr(out, "我喜欢苹果 with 4096 tokens: ", "词表 4096 时的我喜欢苹果：");
@@ -202,9 +203,10 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   out << tr(out, "characters (vocab ", "按字切分（词表 ") << r.char_vocab
       << tr(out, "): 1 token per character, but ", "）：每字 1 个词元，但宋词里有 ") << r.song_unknown
       << tr(out, " of the Song poems' characters are unknown to it.\n", " 个字不在词表里，只能记成未知字符。\n");
-  out << tr(out, "The merges learned on the Tang poems help less on the Song poems: a vocabulary fits\n"
-                 "the text it was learned from. 我喜欢苹果 shrinks less than the poems do: 苹 and 果 are\n"
-                 "too rare in them (step 3) for merges of their own and stay in byte pieces.\n",
+  out << tr(out,
+            "The merges learned on the Tang poems help less on the Song poems: a vocabulary fits\n"
+            "the text it was learned from. 我喜欢苹果 shrinks less than the poems do: 苹 and 果 are\n"
+            "too rare in them (step 3) for merges of their own and stay in byte pieces.\n",
             "在唐诗上学到的合并，用到宋词上效果打了折扣：词表贴合的是训练它的文本。我喜欢苹果\n"
             "缩短得不如唐诗本身多：苹和果在唐诗里太少见（见第 3 步），没有轮到自己的合并，仍是\n"
             "字节碎片。\n");
@@ -220,8 +222,8 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
     int64_t params = v * C;
     double fits = static_cast<double>(context) / tpc;
     double T = 256 * tpc;
-    out << padded(name, 5) << " | " << padded(std::to_string(params), 13) << " | "
-        << padded(fmt(fits, 0), 24) << " | " << fmt(T * T, 0) << "\n";
+    out << padded(name, 5) << " | " << padded(std::to_string(params), 13) << " | " << padded(fmt(fits, 0), 24) << " | "
+        << fmt(T * T, 0) << "\n";
     r.embedding_params.push_back(params);
     r.chars_in_context.push_back(fits);
   };
@@ -232,13 +234,13 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   r.bytes_vs_chars_length = r.tang_tokens_per_char.front();
   out << tr(out, "raw bytes against characters: ", "纯字节与按字相比：序列长 ") << fmt(r.bytes_vs_chars_length, 2)
       << tr(out, " times the sequence length, ", " 倍，注意力分数多 ")
-      << fmt(r.bytes_vs_chars_length * r.bytes_vs_chars_length, 2)
-      << tr(out, " times the attention scores\n", " 倍\n");
-  out << tr(out, "Attention costs grow with the square of the length, so bytes pay twice: a fixed\n"
-                 "context holds about a third of the text, and each character costs eight times the\n"
-                 "scores. Each doubling of the vocabulary shortens the sequence by less than the one\n"
-                 "before and doubles the embedding table (and the output layer, which has the same\n"
-                 "V*C weights when it is not tied).\n",
+      << fmt(r.bytes_vs_chars_length * r.bytes_vs_chars_length, 2) << tr(out, " times the attention scores\n", " 倍\n");
+  out << tr(out,
+            "Attention costs grow with the square of the length, so bytes pay twice: a fixed\n"
+            "context holds about a third of the text, and each character costs eight times the\n"
+            "scores. Each doubling of the vocabulary shortens the sequence by less than the one\n"
+            "before and doubles the embedding table (and the output layer, which has the same\n"
+            "V*C weights when it is not tied).\n",
             "注意力的开销随长度平方增长，所以字节要付两次代价：同样的上下文只装得下约三分之一的\n"
             "文字，而每个字要付出约八倍的注意力分数。词表每翻一倍，序列缩短得比上一次少，嵌入表\n"
             "却翻一倍（不共享权重时，输出层也有同样的 V*C 个权重）。\n");

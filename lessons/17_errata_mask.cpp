@@ -52,8 +52,8 @@ double generation_loss(GPT& model, bool leaky, const std::vector<int32_t>& token
     for (int64_t t = 1; t <= kBlock; ++t) {
       std::vector<int32_t> prefix(tokens.begin() + start, tokens.begin() + start + t);
       IntTensor idx({1, t}, prefix);
-      Tensor logits = logits_of(model, leaky, idx);                     // (1, t, V)
-      Tensor last = slice(logits, 1, t - 1, t);                         // (1, 1, V)
+      Tensor logits = logits_of(model, leaky, idx);  // (1, t, V)
+      Tensor last = slice(logits, 1, t - 1, t);      // (1, 1, V)
       IntTensor target({1, 1}, {tokens[static_cast<size_t>(start + t)]});
       total += cross_entropy(last, target).item();
       ++count;
@@ -67,7 +67,8 @@ double teacher_forced_loss(GPT& model, bool leaky, const std::vector<int32_t>& t
   NoGradGuard no_grad;
   double total = 0;
   for (int64_t w = 0; w < kEvalWindows; ++w) {
-    data::LmBatch b{IntTensor({1, kBlock}, std::vector<int32_t>(kBlock)), IntTensor({1, kBlock}, std::vector<int32_t>(kBlock))};
+    data::LmBatch b{IntTensor({1, kBlock}, std::vector<int32_t>(kBlock)),
+                    IntTensor({1, kBlock}, std::vector<int32_t>(kBlock))};
     data::fill_row(tokens, w * (kBlock + 1), kBlock, 0, b);
     total += cross_entropy(logits_of(model, leaky, b.inputs), b.targets).item();
   }
@@ -76,16 +77,15 @@ double teacher_forced_loss(GPT& model, bool leaky, const std::vector<int32_t>& t
 
 // n characters after `prompt`, drawn from softmax(logits / 0.8), re-running the whole (cropped)
 // context for every token, as a generate() without a KV cache does.
-std::string sample(GPT& model, bool leaky, const data::CharTokenizer& tok, const std::string& prompt,
-                   int64_t n) {
+std::string sample(GPT& model, bool leaky, const data::CharTokenizer& tok, const std::string& prompt, int64_t n) {
   NoGradGuard no_grad;
   Generator gen(1234);
   std::vector<int32_t> ids = tok.encode(prompt);
   for (int64_t i = 0; i < n; ++i) {
     int64_t t = std::min<int64_t>(static_cast<int64_t>(ids.size()), kBlock);
     IntTensor idx({1, t}, std::vector<int32_t>(ids.end() - t, ids.end()));
-    Tensor last = slice(logits_of(model, leaky, idx), 1, t - 1, t);                  // (1, 1, V)
-    std::vector<double> p = softmax(last * (1.0 / 0.8), -1).to_vector();             // (V)
+    Tensor last = slice(logits_of(model, leaky, idx), 1, t - 1, t);       // (1, 1, V)
+    std::vector<double> p = softmax(last * (1.0 / 0.8), -1).to_vector();  // (V)
     double u = gen.uniform(), acc = 0;
     size_t next = 0;
     while (next + 1 < p.size() && (acc += p[next]) <= u) ++next;
@@ -157,8 +157,7 @@ const LeakRun& leak_run() {
       else if (!w.empty()) words.insert(w), w.clear();
     }
     LeakRun r;
-    std::cerr << "lesson 17: training a GPT with the causal mask, then one without it (" << kSteps
-              << " steps each)\n";
+    std::cerr << "lesson 17: training a GPT with the causal mask, then one without it (" << kSteps << " steps each)\n";
     r.correct = train_one(false, train, val, tok, words, &r.params);
     r.leaky = train_one(true, train, val, tok, words, &r.params);
     return r;
@@ -172,10 +171,11 @@ void errata_mask_training(std::ostream& out, ErrataResult& r) {
   const LeakRun& run = leak_run();
   heading(out, 8, "Training with that bug on Tiny Shakespeare", "带着这个错误在 Tiny Shakespeare 上训练");
   out << tr(out, "two GPTs, ", "两个 GPT，") << run.params
-      << tr(out, " parameters each (1 layer, 4 heads, C = 64, T = 32), the same initial weights,\n"
-                 "batches and AdamW (lr 3e-3, 400 steps of 16 x 32 characters); one with the mask, one\n"
-                 "without. Losses after training are shown to one decimal: on another CPU the float\n"
-                 "sums round differently and they may differ in that digit.\n",
+      << tr(out,
+            " parameters each (1 layer, 4 heads, C = 64, T = 32), the same initial weights,\n"
+            "batches and AdamW (lr 3e-3, 400 steps of 16 x 32 characters); one with the mask, one\n"
+            "without. Losses after training are shown to one decimal: on another CPU the float\n"
+            "sums round differently and they may differ in that digit.\n",
             " 个参数（1 层、4 个头、C = 64、T = 32），初始权重、批次和 AdamW（学习率 3e-3，400 步，\n"
             "每步 16 x 32 个字符）完全相同；一个有掩码，一个没有。训练后的损失只保留一位小数：换一种\n"
             "CPU，浮点求和的舍入不同，这一位可能不一样。\n");
@@ -189,21 +189,25 @@ void errata_mask_training(std::ostream& out, ErrataResult& r) {
   row("with the mask ", "有掩码        ", run.correct);
   row("without (004) ", "无掩码（004）", run.leaky);
   out << tr(out, "The first losses agree (ln 65 = ", "第一步的损失两者一致（ln 65 = ") << fmt(std::log(65.0), 2)
-      << tr(out, ", a uniform guess); then the model without the mask\n"
-                 "falls far below: it reads each target from the next input position.\n",
+      << tr(out,
+            ", a uniform guess); then the model without the mask\n"
+            "falls far below: it reads each target from the next input position.\n",
             "，即均匀猜测）；之后没有掩码的模型远远低于\n"
             "另一个：它直接从下一个输入位置读出了答案。\n");
 
   heading(out, 9, "What the leak does when the model generates", "生成时，泄漏带来了什么");
   out << tr(out, "loss over 16 held-out windows of 32 characters   with the mask   without (004)\n",
             "在 16 段各 32 个字符的验证文本上的损失             有掩码          无掩码（004）\n");
-  out << tr(out, "  scored as in training (one forward per window)   ", "  按训练时的方式（每段一次前向）                ")
+  out << tr(out, "  scored as in training (one forward per window)   ",
+            "  按训练时的方式（每段一次前向）                ")
       << fmt(run.correct.val_tf, 1) << "             " << fmt(run.leaky.val_tf, 1) << "\n"
-      << tr(out, "  predicting from the prefix only, as generation    ", "  只看前缀来预测（生成时的情形）                ")
+      << tr(out, "  predicting from the prefix only, as generation    ",
+            "  只看前缀来预测（生成时的情形）                ")
       << fmt(run.correct.val_gen, 1) << "             " << fmt(run.leaky.val_gen, 1) << "\n";
-  out << tr(out, "With the mask, both ways of scoring agree: each position only ever saw its past.\n"
-                 "Without it, the low loss exists only while the answer is in the input; from a prefix\n"
-                 "alone, as in generation, the model does worse than ln 65, a uniform guess.\n",
+  out << tr(out,
+            "With the mask, both ways of scoring agree: each position only ever saw its past.\n"
+            "Without it, the low loss exists only while the answer is in the input; from a prefix\n"
+            "alone, as in generation, the model does worse than ln 65, a uniform guess.\n",
             "有掩码时，两种算法结果一致：每个位置本来就只看得到过去。没有掩码时，低损失只在答案\n"
             "就摆在输入里的时候才有；像生成时那样只给前缀，模型还不如 ln 65 的均匀猜测。\n");
 
@@ -211,8 +215,8 @@ void errata_mask_training(std::ostream& out, ErrataResult& r) {
   out << tr(out, "with the mask:\n", "有掩码：\n") << run.correct.sample << "\n"
       << tr(out, "without (004):\n", "无掩码（004）：\n") << run.leaky.sample << "\n";
   out << tr(out, "share of the sampled words that are words of the corpus: ", "样本中的词属于语料词汇的比例：")
-      << fmt(run.correct.word_share, 2) << tr(out, " with the mask, ", "（有掩码），")
-      << fmt(run.leaky.word_share, 2) << tr(out, " without\n", "（无掩码）\n");
+      << fmt(run.correct.word_share, 2) << tr(out, " with the mask, ", "（有掩码），") << fmt(run.leaky.word_share, 2)
+      << tr(out, " without\n", "（无掩码）\n");
 
   r.leak_params = run.params;
   r.correct_losses = run.correct.losses, r.leaky_losses = run.leaky.losses;

@@ -106,19 +106,18 @@ Config gpt2_small() {
 ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
   ScalingOutResult r;
 
-  heading(out, 1, "The mean of micro-batch gradients is the big batch's gradient",
-          "微批次梯度的平均就是大批次的梯度");
+  heading(out, 1, "The mean of micro-batch gradients is the big batch's gradient", "微批次梯度的平均就是大批次的梯度");
   // The loss of a batch is the mean over its rows, so its gradient is the mean of the rows'
   // gradients: cut the batch into M equal micro-batches and the mean of their M gradients is the
   // same number. Two tasks with the same seed hold the same weights and draw the same 8 windows.
   // [excerpt: mean]
-  std::unique_ptr<Task> big = make_task(tiny_run("grad_big", 8, 1, 1));     // one batch of 8
+  std::unique_ptr<Task> big = make_task(tiny_run("grad_big", 8, 1, 1));  // one batch of 8
   big->next_batch();
   big->micro_batch_loss(0).backward();
   std::vector<double> g_big = flat_grads(big->model());
 
   std::unique_ptr<Task> micro = make_task(tiny_run("grad_micro", 4, 2, 1));  // 2 micro-batches of 4
-  micro->next_batch();  // the same 8 windows, rows 0-3 and 4-7
+  micro->next_batch();                                                       // the same 8 windows, rows 0-3 and 4-7
   NamedParameters params = micro->model().named_parameters();
   dist::GradientSum sum(params);
   for (int64_t k = 0; k < 2; ++k) {
@@ -170,7 +169,7 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
     for (int i = 0; i < n; ++i) expected[i] += buf[rank][i] = (rank + 1) * 10 + i;
   int64_t sent = 0;  // elements sent by rank 0
   // [excerpt: ring]
-  for (int s = 0; s < N - 1; ++s) {        // reduce-scatter
+  for (int s = 0; s < N - 1; ++s) {  // reduce-scatter
     std::vector<std::vector<double>> before = buf;
     for (int rank = 0; rank < N; ++rank) {
       int c = ((rank - s) % N + N) % N, to = (rank + 1) % N;  // rank sends chunk c to its right
@@ -178,7 +177,7 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       if (rank == 0) sent += chunk;
     }
   }
-  for (int s = 0; s < N - 1; ++s) {        // all-gather
+  for (int s = 0; s < N - 1; ++s) {  // all-gather
     std::vector<std::vector<double>> before = buf;
     for (int rank = 0; rank < N; ++rank) {
       int c = ((rank + 1 - s) % N + N) % N, to = (rank + 1) % N;  // a finished chunk moves on
@@ -190,11 +189,13 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
   r.ring_error = 0;
   for (int rank = 0; rank < N; ++rank) r.ring_error = std::max(r.ring_error, max_abs_diff(buf[rank], expected));
   r.ring_sent_fraction = static_cast<double>(sent) / n;
-  out << tr(out, "4 ranks, 8 values each; every rank ends with the sums: ", "4 个 rank，每个 8 个数；最后每个 rank 都得到这些和：")
+  out << tr(out, "4 ranks, 8 values each; every rank ends with the sums: ",
+            "4 个 rank，每个 8 个数；最后每个 rank 都得到这些和：")
       << fmt_vec(buf[3], 0) << "\n"
       << tr(out, "largest error on any rank: ", "各 rank 上的最大误差：") << fmt(r.ring_error, 0) << "\n"
-      << tr(out, "values sent by each rank: ", "每个 rank 发送的数值：") << sent << tr(out, " of its ", "，它自己有 ") << n
-      << tr(out, " = ", " 个，比例 = ") << fmt(r.ring_sent_fraction, 3) << " = 2(N-1)/N = " << fmt(2.0 * (N - 1) / N, 3) << "\n"
+      << tr(out, "values sent by each rank: ", "每个 rank 发送的数值：") << sent << tr(out, " of its ", "，它自己有 ")
+      << n << tr(out, " = ", " 个，比例 = ") << fmt(r.ring_sent_fraction, 3)
+      << " = 2(N-1)/N = " << fmt(2.0 * (N - 1) / N, 3) << "\n"
       << tr(out, "2(N-1)/N for N = 2, 8, 64, 1024: ", "2(N-1)/N 在 N = 2、8、64、1024 时：");
   for (int ranks : {2, 8, 64, 1024}) out << fmt(2.0 * (ranks - 1) / ranks, 3) << " ";
   out << tr(out, "(it never passes 2: the bytes per rank barely grow with N)\n",
@@ -212,10 +213,14 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
     const char* name;
     double bytes_per_s, alpha;
   };
-  const std::vector<Link> links = {{"Ethernet 25 Gb/s", 25e9 / 8, 5e-6}, {"InfiniBand 100 Gb/s", 100e9 / 8, 5e-6},
-                                   {"InfiniBand 200 Gb/s", 200e9 / 8, 5e-6}, {"InfiniBand 400 Gb/s", 400e9 / 8, 5e-6},
+  const std::vector<Link> links = {{"Ethernet 25 Gb/s", 25e9 / 8, 5e-6},
+                                   {"InfiniBand 100 Gb/s", 100e9 / 8, 5e-6},
+                                   {"InfiniBand 200 Gb/s", 200e9 / 8, 5e-6},
+                                   {"InfiniBand 400 Gb/s", 400e9 / 8, 5e-6},
                                    {"NVLink 300 GB/s", 300e9, 1e-6}};
-  auto pad = [](const std::string& s, size_t width) { return s + std::string(s.size() < width ? width - s.size() : 1, ' '); };
+  auto pad = [](const std::string& s, size_t width) {
+    return s + std::string(s.size() < width ? width - s.size() : 1, ' ');
+  };
   const std::vector<int> gpus = {8, 64, 256, 1024};
   // [excerpt: cost]
   auto allreduce_seconds = [](double bytes, int N, const Link& l) {
@@ -226,13 +231,14 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
     const int64_t P = model == 0 ? r.default_params : r.gpt2_params;
     const double bytes = 4.0 * static_cast<double>(P);
     out << (model == 0 ? tr(out, "our default model: ", "我们的默认模型：") : tr(out, "GPT-2 small: ", "GPT-2 small："))
-        << P << tr(out, " parameters, ", " 个参数，") << fmt(bytes / 1e6, 1) << tr(out, " MB of gradients; ms per all-reduce\n",
-                                                                                " MB 梯度；每次 all-reduce 的毫秒数\n");
+        << P << tr(out, " parameters, ", " 个参数，") << fmt(bytes / 1e6, 1)
+        << tr(out, " MB of gradients; ms per all-reduce\n", " MB 梯度；每次 all-reduce 的毫秒数\n");
     auto print_row = [&](std::string row) {  // without trailing spaces
       row.erase(row.find_last_not_of(' ') + 1);
       out << row << "\n";
     };
-    std::string row = "  " + pad(tr(out, "link", "链路"), language(out) == Lang::zh ? 23 : 21);  // (链路: 6 bytes, 4 columns)
+    std::string row =
+        "  " + pad(tr(out, "link", "链路"), language(out) == Lang::zh ? 23 : 21);  // (链路: 6 bytes, 4 columns)
     for (int N : gpus) row += pad("N=" + std::to_string(N), 10);
     print_row(row);
     for (const Link& l : links) {
@@ -261,7 +267,8 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
     r.dp_share.push_back(comm_ms / (compute_ms + comm_ms));
     std::string a = std::to_string(N), b = std::to_string(512 / N), c = fmt(compute_ms, 1), d = fmt(comm_ms, 1);
     out << "  " << a << std::string(7 - a.size(), ' ') << b << std::string(16 - b.size(), ' ') << c
-        << std::string(13 - c.size(), ' ') << d << std::string(16 - d.size(), ' ') << fmt(100 * r.dp_share.back(), 0) << "%\n";
+        << std::string(13 - c.size(), ' ') << d << std::string(16 - d.size(), ' ') << fmt(100 * r.dp_share.back(), 0)
+        << "%\n";
   }
   out << tr(out, "at 512 GPUs each holds one sequence: the batch cannot be cut further\n",
             "到 512 个 GPU 时每个 GPU 只剩一个序列：批次无法再切分\n");

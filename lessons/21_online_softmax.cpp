@@ -81,18 +81,22 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   out << "  s = " << fmt_vec(scores, 1) << "\n";
   out << tr(out, "  tiles: ", "  分块：") << "[1.0, 3.0, 0.5, 2.0] [5.0, 1.5, 4.0, 0.0] [2.5, 6.0]\n";
 
-  heading(out, 2, "Reading tile by tile: running max, rescaling, running sum", "逐块读取：运行最大值、重新缩放、运行和");
+  heading(out, 2, "Reading tile by tile: running max, rescaling, running sum",
+          "逐块读取：运行最大值、重新缩放、运行和");
   OnlineRow row;
   row.acc.assign(2, 0.0);
   for (size_t start = 0, n = 1; start < scores.size(); start += tile, ++n) {
     const size_t end = std::min(start + tile, scores.size());
-    std::vector<double> s(scores.begin() + static_cast<std::ptrdiff_t>(start), scores.begin() + static_cast<std::ptrdiff_t>(end));
-    std::vector<std::vector<double>> v(values.begin() + static_cast<std::ptrdiff_t>(start), values.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<double> s(scores.begin() + static_cast<std::ptrdiff_t>(start),
+                          scores.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<std::vector<double>> v(values.begin() + static_cast<std::ptrdiff_t>(start),
+                                       values.begin() + static_cast<std::ptrdiff_t>(end));
     const double m_old = row.m;
     row.read(s, v);
     out << tr(out, "  tile ", "  第 ") << n << tr(out, ": max so far ", " 块：此前最大值 ") << fmt(m_old, 1) << " -> "
-        << fmt(row.m, 1) << tr(out, ", rescale by e^(", "，乘以 e^(") << fmt(m_old, 1) << " - " << fmt(row.m, 1) << ") = "
-        << fmt(std::exp(m_old - row.m), 4) << ", l = " << fmt(row.l, 4) << ", acc = " << fmt_vec(row.acc, 4) << "\n";
+        << fmt(row.m, 1) << tr(out, ", rescale by e^(", "，乘以 e^(") << fmt(m_old, 1) << " - " << fmt(row.m, 1)
+        << ") = " << fmt(std::exp(m_old - row.m), 4) << ", l = " << fmt(row.l, 4) << ", acc = " << fmt_vec(row.acc, 4)
+        << "\n";
     r.running_max.push_back(row.m);
     r.running_sum.push_back(row.l);
   }
@@ -108,7 +112,8 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   out << tr(out, "  e^(s - m) / l       = ", "  e^(s - m) / l       = ") << fmt_vec(online, 4) << "\n"
       << "  sf::softmax(s)      = " << fmt_vec(r.softmax_weights, 4) << "\n";
   r.weight_diff = max_abs_diff(online, r.softmax_weights);
-  out << tr(out, "  largest difference below 1e-15: ", "  最大差小于 1e-15：") << (r.weight_diff < 1e-15 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
+  out << tr(out, "  largest difference below 1e-15: ", "  最大差小于 1e-15：")
+      << (r.weight_diff < 1e-15 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
   std::vector<double> flat;
   for (const auto& v : values) flat.insert(flat.end(), v.begin(), v.end());
   std::vector<double> direct = matmul(softmax(S, -1), Tensor::from_vector(flat, {10, 2}, DType::f64)).to_vector();
@@ -117,12 +122,14 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
       << "  softmax(s) V        = " << fmt_vec(direct, 6) << "\n";
   r.output_diff = max_abs_diff(r.online_output, direct);
   out << tr(out, "the final max is ", "最终的最大值是 ") << fmt(row.m, 1)
-      << tr(out, ", the largest score: every e^(s - m) is at most 1, so nothing overflows,\n"
-                 "and the row was never held whole: m, l and acc (D = 2 numbers) were enough.\n",
+      << tr(out,
+            ", the largest score: every e^(s - m) is at most 1, so nothing overflows,\n"
+            "and the row was never held whole: m, l and acc (D = 2 numbers) were enough.\n",
             "，也就是最大的分数：每个 e^(s - m) 都不超过 1，所以不会溢出，\n"
             "而且整行从未同时放在内存里：只要 m、l 和 acc（D = 2 个数）就够了。\n");
 
-  heading(out, 4, "A whole causal attention, tiled, against sf::attention", "整个因果注意力按块计算，与 sf::attention 对比");
+  heading(out, 4, "A whole causal attention, tiled, against sf::attention",
+          "整个因果注意力按块计算，与 sf::attention 对比");
   const int64_t T = 256, D = 16, key_tile = 64;
   Generator gen(21);
   Tensor q = Tensor::randn({1, 1, T, D}, gen, 1.0, DType::f64), k = Tensor::randn({1, 1, T, D}, gen, 1.0, DType::f64),
@@ -153,13 +160,16 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   };
   r.engine_tiled_diff = max_abs_diff(grads(AttentionKernel::tiled), grads(AttentionKernel::stored));
   out << "T = " << T << ", D = " << D << tr(out, ", tiles of ", "，每块 ") << key_tile
-      << tr(out, " keys, float64:\n  largest |tiled - sf::attention| below 1e-13: ", " 个键，float64：\n  |按块 - sf::attention| 的最大值小于 1e-13：")
+      << tr(out, " keys, float64:\n  largest |tiled - sf::attention| below 1e-13: ",
+            " 个键，float64：\n  |按块 - sf::attention| 的最大值小于 1e-13：")
       << (r.tiled_diff < 1e-13 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n"
-      << tr(out, "  sf::attention keeps P for backward: ", "  sf::attention 为反向保存 P：") << fmt_count(r.stored_entries)
+      << tr(out, "  sf::attention keeps P for backward: ", "  sf::attention 为反向保存 P：")
+      << fmt_count(r.stored_entries)
       << tr(out, " numbers (T x T); the tiled rows kept ", " 个数（T x T）；按块计算的各行只保存了 ") << 2 * T
       << tr(out, " (m and l per row)\n", " 个（每行的 m 和 l）\n")
-      << tr(out, "  the engine's tiled kernel (model.attention = \"tiled\"), output and the gradients of q, k, v\n"
-                 "  against the stored kernel's, largest difference below 1e-12: ",
+      << tr(out,
+            "  the engine's tiled kernel (model.attention = \"tiled\"), output and the gradients of q, k, v\n"
+            "  against the stored kernel's, largest difference below 1e-12: ",
             "  引擎自带的按块内核（model.attention = \"tiled\"）：输出以及 q、k、v 的梯度\n"
             "  与保存 P 的内核相比，最大差小于 1e-12：")
       << (r.engine_tiled_diff < 1e-12 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
@@ -168,15 +178,17 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   out << tr(out, "  one head of one layer, float32:\n         T    P (T x T)     m and l (2 T)\n",
             "  一层中的一个头，float32：\n         T    P (T x T)     m 和 l (2 T)\n");
   for (int64_t n : {256, 1024, 4096, 32768}) {
-    std::string a = fmt_bytes(4.0 * static_cast<double>(n) * static_cast<double>(n)), b = fmt_bytes(8.0 * static_cast<double>(n));
+    std::string a = fmt_bytes(4.0 * static_cast<double>(n) * static_cast<double>(n)),
+                b = fmt_bytes(8.0 * static_cast<double>(n));
     std::string ns = std::to_string(n);
     out << "  " << std::string(8 - ns.size(), ' ') << ns << "  " << std::string(11 - a.size(), ' ') << a << "  "
         << std::string(16 - b.size(), ' ') << b << "\n";
     r.matrix_bytes.push_back(4.0 * static_cast<double>(n) * static_cast<double>(n));
     r.row_stat_bytes.push_back(8.0 * static_cast<double>(n));
   }
-  out << tr(out, "a tiled backward recomputes each tile's probabilities from q, k and the saved\n"
-                 "log-sum-exp m + ln l of each row, trading arithmetic for memory.\n",
+  out << tr(out,
+            "a tiled backward recomputes each tile's probabilities from q, k and the saved\n"
+            "log-sum-exp m + ln l of each row, trading arithmetic for memory.\n",
             "按块的反向传播用 q、k 和每行保存的 log-sum-exp（m + ln l）重新算出每块的概率，\n"
             "用计算换内存。\n");
   return r;

@@ -62,26 +62,32 @@ Sampling measure_sampling(const KvCacheOptions& o) {
   Sampling s;
   IntTensor prompt({1, 1}, {0});
   std::vector<int32_t> cached_ids, uncached_ids;
-  double cached = fastest_seconds([&] {
-    Generator gen(1);
-    IntTensor outv = model.generate(prompt, o.new_tokens, 0.0, 0, gen);
-    cached_ids = outv.data;
-  }, o.repeats);
+  double cached = fastest_seconds(
+      [&] {
+        Generator gen(1);
+        IntTensor outv = model.generate(prompt, o.new_tokens, 0.0, 0, gen);
+        cached_ids = outv.data;
+      },
+      o.repeats);
   // [excerpt: uncached]
-  double uncached = fastest_seconds([&] {
-    NoGradGuard no_grad;
-    std::vector<int32_t> ids = {0};
-    for (int64_t i = 0; i < o.new_tokens; ++i) {
-      IntTensor idx({1, static_cast<int64_t>(ids.size())}, ids);
-      std::vector<double> logits = model.forward(idx).to_vector();  // (1, t, V): all t positions again
-      const int64_t V = model.config().vocab_size;
-      int32_t best = 0;
-      for (int32_t j = 1; j < V; ++j)
-        if (logits[logits.size() - static_cast<size_t>(V - j)] > logits[logits.size() - static_cast<size_t>(V - best)]) best = j;
-      ids.push_back(best);
-    }
-    uncached_ids = ids;
-  }, o.repeats);
+  double uncached = fastest_seconds(
+      [&] {
+        NoGradGuard no_grad;
+        std::vector<int32_t> ids = {0};
+        for (int64_t i = 0; i < o.new_tokens; ++i) {
+          IntTensor idx({1, static_cast<int64_t>(ids.size())}, ids);
+          std::vector<double> logits = model.forward(idx).to_vector();  // (1, t, V): all t positions again
+          const int64_t V = model.config().vocab_size;
+          int32_t best = 0;
+          for (int32_t j = 1; j < V; ++j)
+            if (logits[logits.size() - static_cast<size_t>(V - j)] >
+                logits[logits.size() - static_cast<size_t>(V - best)])
+              best = j;
+          ids.push_back(best);
+        }
+        uncached_ids = ids;
+      },
+      o.repeats);
   // [/excerpt]
   s.cached_tokens_per_s = static_cast<double>(o.new_tokens) / cached;
   s.uncached_tokens_per_s = static_cast<double>(o.new_tokens) / uncached;
@@ -94,10 +100,11 @@ Sampling measure_sampling(const KvCacheOptions& o) {
 KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
   KvCacheResult r;
   heading(out, 1, "What the cache holds", "缓存里存的是什么");
-  out << tr(out, "per token: a key and a value vector (D numbers each) for every key/value head of every\n"
-                 "layer: 2 x L x H_kv x D numbers. Standard attention has H_kv = H (one K/V head per query\n"
-                 "head), grouped-query attention (GQA) lets groups of query heads share one K/V head\n"
-                 "(1 < H_kv < H), multi-query attention (MQA) has a single one (H_kv = 1).\n",
+  out << tr(out,
+            "per token: a key and a value vector (D numbers each) for every key/value head of every\n"
+            "layer: 2 x L x H_kv x D numbers. Standard attention has H_kv = H (one K/V head per query\n"
+            "head), grouped-query attention (GQA) lets groups of query heads share one K/V head\n"
+            "(1 < H_kv < H), multi-query attention (MQA) has a single one (H_kv = 1).\n",
             "每个词元：每一层的每个键/值头各存一个键向量和一个值向量（各 D 个数）：共 2 x L x H_kv x D 个数。\n"
             "标准注意力 H_kv = H（每个查询头有自己的 K/V 头），分组查询注意力（GQA）让一组查询头共用一个\n"
             "K/V 头（1 < H_kv < H），多查询注意力（MQA）只有一个（H_kv = 1）。\n");
@@ -117,9 +124,10 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
     const GPTConfig& c = model.config();
     r.engine_bytes_per_token = 4.0 * static_cast<double>(numbers) / static_cast<double>(cache.length());
     r.formula_bytes_per_token = kv_bytes_per_token(c.n_layer, c.n_head, c.n_embd / c.n_head, 4);
-    out << tr(out, "a GPT with L = ", "一个 GPT，L = ") << c.n_layer << ", H = " << c.n_head << ", D = " << c.n_embd / c.n_head
-        << tr(out, ", float32, after 100 tokens: the cache holds ", "，float32，读入 100 个词元后缓存里有 ") << fmt_count(numbers)
-        << tr(out, " numbers,\n  ", " 个数，\n  ") << fmt(r.engine_bytes_per_token, 0)
+    out << tr(out, "a GPT with L = ", "一个 GPT，L = ") << c.n_layer << ", H = " << c.n_head
+        << ", D = " << c.n_embd / c.n_head
+        << tr(out, ", float32, after 100 tokens: the cache holds ", "，float32，读入 100 个词元后缓存里有 ")
+        << fmt_count(numbers) << tr(out, " numbers,\n  ", " 个数，\n  ") << fmt(r.engine_bytes_per_token, 0)
         << tr(out, " bytes per token; the formula 2 x L x H x D x 4 gives ", " 字节每词元；公式 2 x L x H x D x 4 得 ")
         << fmt(r.formula_bytes_per_token, 0) << "\n";
   }
@@ -132,21 +140,30 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
         << tr(out, ", context ", "，上下文 ") << s.context << "\n";
     out << tr(out, "                   H_kv   per token (fp16)   context (fp16)   context (fp32)\n",
               "                   H_kv   每词元 (fp16)      整段 (fp16)      整段 (fp32)\n");
-    struct Variant { const char* en; const char* zh; int64_t kv; };
-    for (const Variant& v : {Variant{"  standard (MHA) ", "  标准 (MHA)     ", s.heads}, Variant{"  GQA            ", "  GQA            ", s.gqa_kv_heads},
+    struct Variant {
+      const char* en;
+      const char* zh;
+      int64_t kv;
+    };
+    for (const Variant& v : {Variant{"  standard (MHA) ", "  标准 (MHA)     ", s.heads},
+                             Variant{"  GQA            ", "  GQA            ", s.gqa_kv_heads},
                              Variant{"  MQA            ", "  MQA            ", 1}}) {
       const double per16 = kv_bytes_per_token(s.layers, v.kv, D, 2);
       const double ctx16 = per16 * static_cast<double>(s.context), ctx32 = 2 * ctx16;
       r.per_token_fp16.push_back(per16);
       r.context_fp16.push_back(ctx16);
       std::string kv = std::to_string(v.kv), a = fmt_bytes(per16), b = fmt_bytes(ctx16), c = fmt_bytes(ctx32);
-      out << tr(out, v.en, v.zh) << std::string(5 - kv.size(), ' ') << kv << "  " << std::string(17 - a.size(), ' ') << a
-          << "  " << std::string(15 - b.size(), ' ') << b << "  " << std::string(15 - c.size(), ' ') << c << "\n";
+      out << tr(out, v.en, v.zh) << std::string(5 - kv.size(), ' ') << kv << "  " << std::string(17 - a.size(), ' ')
+          << a << "  " << std::string(15 - b.size(), ' ') << b << "  " << std::string(15 - c.size(), ' ') << c << "\n";
     }
   }
-  out << tr(out, "at the 7B shape one full context of standard attention needs ", "在 7B 尺寸下，标准注意力的一整段上下文需要 ")
-      << fmt_bytes(r.context_fp16[3]) << tr(out, " of cache per sequence;\nGQA with 8 K/V heads cuts it ", " 的缓存（每条序列）；\n8 个 K/V 头的 GQA 把它缩小 ")
-      << fmt(r.context_fp16[3] / r.context_fp16[4], 0) << tr(out, "x, MQA ", " 倍，MQA 缩小 ") << fmt(r.context_fp16[3] / r.context_fp16[5], 0)
+  out << tr(out, "at the 7B shape one full context of standard attention needs ",
+            "在 7B 尺寸下，标准注意力的一整段上下文需要 ")
+      << fmt_bytes(r.context_fp16[3])
+      << tr(out, " of cache per sequence;\nGQA with 8 K/V heads cuts it ",
+            " 的缓存（每条序列）；\n8 个 K/V 头的 GQA 把它缩小 ")
+      << fmt(r.context_fp16[3] / r.context_fp16[4], 0) << tr(out, "x, MQA ", " 倍，MQA 缩小 ")
+      << fmt(r.context_fp16[3] / r.context_fp16[5], 0)
       << tr(out, "x (the 7B weights in fp16 are ", " 倍（7B 个 fp16 权重本身就有 ") << fmt_bytes(7e9 * 2)
       << tr(out, ", whatever the attention)\n", "，与注意力的种类无关）\n");
 
@@ -156,13 +173,15 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
   r.uncached_tokens_per_s = s.uncached_tokens_per_s;
   r.same_tokens = s.same_tokens > 0;
   out << tr(out, "the GPT of step 2 (untrained), greedy, ", "第 2 步的 GPT（未训练），贪心解码，") << o.new_tokens
-      << tr(out, " new tokens after a one-token prompt; yours will differ:\n", " 个新词元，提示只有一个词元；你的机器上数字会不同：\n")
-      << tr(out, "  GPT::generate, KV cache:           ", "  GPT::generate，有 KV 缓存：        ") << fmt(s.cached_tokens_per_s, 0)
-      << tr(out, " tokens/s\n", " 词元/秒\n")
-      << tr(out, "  the whole prefix again per token:  ", "  每个词元重算整个前缀：            ") << fmt(s.uncached_tokens_per_s, 0)
-      << tr(out, " tokens/s\n", " 词元/秒\n")
+      << tr(out, " new tokens after a one-token prompt; yours will differ:\n",
+            " 个新词元，提示只有一个词元；你的机器上数字会不同：\n")
+      << tr(out, "  GPT::generate, KV cache:           ", "  GPT::generate，有 KV 缓存：        ")
+      << fmt(s.cached_tokens_per_s, 0) << tr(out, " tokens/s\n", " 词元/秒\n")
+      << tr(out, "  the whole prefix again per token:  ", "  每个词元重算整个前缀：            ")
+      << fmt(s.uncached_tokens_per_s, 0) << tr(out, " tokens/s\n", " 词元/秒\n")
       << tr(out, "  the cache is ", "  缓存快了 ") << fmt(s.cached_tokens_per_s / s.uncached_tokens_per_s, 1)
-      << tr(out, "x faster; both drew the same tokens: ", " 倍；两种方式得到的词元相同：") << (r.same_tokens ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
+      << tr(out, "x faster; both drew the same tokens: ", " 倍；两种方式得到的词元相同：")
+      << (r.same_tokens ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
   return r;
 }
 

@@ -22,16 +22,16 @@ namespace sf::lessons {
 namespace {
 
 struct Variant {
-  const char* name;          // printed, and the model.pos_encoding value
+  const char* name;  // printed, and the model.pos_encoding value
   std::string pos_encoding;
-  int64_t block_size;        // positions the model accepts
+  int64_t block_size;  // positions the model accepts
 };
 
 // [excerpt: model]
 GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, int64_t block_size) {
   GPTConfig c;
   c.vocab_size = vocab_size;
-  c.block_size = block_size;      // the longest input forward() accepts (and the learned table's rows)
+  c.block_size = block_size;  // the longest input forward() accepts (and the learned table's rows)
   c.n_layer = 2;
   c.n_head = 4;
   c.n_embd = 128;
@@ -59,7 +59,8 @@ std::vector<double> loss_per_position(GPT& model, const CharCorpus& corpus, int6
     std::vector<double> logp = log_softmax(model.forward(b.inputs), -1).to_vector();  // (B, T, V)
     for (int64_t r = 0; r < B && seen < windows; ++r, ++seen)
       for (int64_t t = 0; t < T; ++t)
-        total[static_cast<size_t>(t)] -= logp[static_cast<size_t>((r * T + t) * V + b.targets.data[static_cast<size_t>(r * T + t)])];
+        total[static_cast<size_t>(t)] -=
+            logp[static_cast<size_t>((r * T + t) * V + b.targets.data[static_cast<size_t>(r * T + t)])];
   }
   for (double& x : total) x /= static_cast<double>(seen);
   model.train();
@@ -82,8 +83,10 @@ const std::vector<Variant>& variants(int64_t long_length) {
   static std::map<int64_t, std::vector<Variant>> all;
   auto& v = all[long_length];
   if (v.empty())
-    v = {{"learned (table of 256)", "learned", long_length}, {"sinusoidal (x sqrt C)", "sinusoidal", long_length},
-         {"rope", "rope", long_length}, {"alibi", "alibi", long_length}};
+    v = {{"learned (table of 256)", "learned", long_length},
+         {"sinusoidal (x sqrt C)", "sinusoidal", long_length},
+         {"rope", "rope", long_length},
+         {"alibi", "alibi", long_length}};
   return v;
 }
 
@@ -129,17 +132,20 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
   const auto& vs = variants(L);
 
   heading(out, 1, "Trained on 64, scored on 256", "在 64 上训练，在 256 上评估");
-  out << tr(out, "five GPTs (2 layers, 4 heads, C = 128), each ", "五个 GPT（2 层、4 个头、C = 128），每个训练 ") << o.training.steps
-      << tr(out, " steps on windows of T = ", " 步，窗口长度 T = ") << T
+  out << tr(out, "five GPTs (2 layers, 4 heads, C = 128), each ", "五个 GPT（2 层、4 个头、C = 128），每个训练 ")
+      << o.training.steps << tr(out, " steps on windows of T = ", " 步，窗口长度 T = ") << T
       << tr(out, " characters;\nthen the loss at every position of ", " 个字符；\n然后在 ") << o.eval_windows
-      << tr(out, " val windows of ", " 个长度为 ") << L << tr(out, " characters\n", " 个字符的验证窗口上逐位置计算损失\n");
+      << tr(out, " val windows of ", " 个长度为 ") << L
+      << tr(out, " characters\n", " 个字符的验证窗口上逐位置计算损失\n");
 
   heading(out, 2, "Learned positions: no row past the table", "可学习位置：表格之外没有行");
   r.learned_error = t.learned_error;
-  out << tr(out, "a learned table of ", "一张 ") << T << tr(out, " rows, asked for ", " 行的可学习位置表，要它处理 ") << L
-      << tr(out, " positions:\n  ", " 个位置：\n  ") << (t.learned_error.empty() ? "(no error)" : t.learned_error) << "\n"
-      << tr(out, "position 64 has no vector to add. A table of 256 rows accepts the input, but rows 64-255\n"
-                 "never receive a gradient while training on windows of 64: they stay as initialised.\n",
+  out << tr(out, "a learned table of ", "一张 ") << T << tr(out, " rows, asked for ", " 行的可学习位置表，要它处理 ")
+      << L << tr(out, " positions:\n  ", " 个位置：\n  ") << (t.learned_error.empty() ? "(no error)" : t.learned_error)
+      << "\n"
+      << tr(out,
+            "position 64 has no vector to add. A table of 256 rows accepts the input, but rows 64-255\n"
+            "never receive a gradient while training on windows of 64: they stay as initialised.\n",
             "位置 64 没有可加的向量。256 行的表能接受这个输入，但第 64-255 行在长度 64 的窗口上训练时\n"
             "从来得不到梯度：它们一直是初始化时的样子。\n");
 
@@ -177,7 +183,8 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
     out << "  " << vs[i].name << ": " << (ok ? tr(out, "extrapolates", "能外推") : tr(out, "does not", "不能")) << " ("
         << fmt(r.far[i], 2) << (ok ? " <= " : " > ") << fmt(r.in_range[i] + o.tolerance, 2) << ")\n";
   }
-  out << tr(out, "  learned (table of 64): cannot run at all past position 63\n", "  learned（64 行的表）：过了位置 63 根本无法运行\n");
+  out << tr(out, "  learned (table of 64): cannot run at all past position 63\n",
+            "  learned（64 行的表）：过了位置 63 根本无法运行\n");
   return r;
 }
 

@@ -99,24 +99,27 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
   const Trained& t = trained(o);
   heading(out, 1, "One width, four ways to split it", "同一个宽度，四种拆法");
   out << tr(out, "GPTs of 2 layers, C = 128, trained ", "2 层、C = 128 的 GPT，每个训练 ") << o.training.steps
-      << tr(out, " steps each on windows of ", " 步，窗口长度 ") << o.training.block_size << tr(out, " characters\n", " 个字符\n");
+      << tr(out, " steps each on windows of ", " 步，窗口长度 ") << o.training.block_size
+      << tr(out, " characters\n", " 个字符\n");
   out << "    H     D   " << tr(out, "parameters", "参数个数") << "\n";
   for (size_t i = 0; i < o.heads.size(); ++i)
     out << "  " << std::string(3 - std::to_string(o.heads[i]).size(), ' ') << o.heads[i] << "   "
-        << std::string(3 - std::to_string(128 / o.heads[i]).size(), ' ') << 128 / o.heads[i] << "   " << t.params[i] << "\n";
+        << std::string(3 - std::to_string(128 / o.heads[i]).size(), ' ') << 128 / o.heads[i] << "   " << t.params[i]
+        << "\n";
   out << tr(out, "the head count changes how Q, K, V are cut, not how many weights there are\n",
             "头数改变的只是 Q、K、V 怎么切分，而不是权重的多少\n");
   r.params = t.params;
 
   heading(out, 2, "Val loss", "验证损失");
-  for (size_t i = 0; i < o.heads.size(); ++i)
-    out << "  H = " << o.heads[i] << ": " << fmt(t.val_loss[i], 2) << "\n";
+  for (size_t i = 0; i < o.heads.size(); ++i) out << "  H = " << o.heads[i] << ": " << fmt(t.val_loss[i], 2) << "\n";
   r.val_loss = t.val_loss;
 
   heading(out, 3, "What the heads attend to", "这些头在看什么");
-  out << tr(out, "averaged over ", "在 ") << o.role_windows << tr(out, " val windows of ", " 个长度为 ") << o.training.block_size
-      << tr(out, " characters: prev = weight on the previous character,\nfirst = on the first one, same = on earlier copies of "
-                 "the current character, entropy in nats\n(uniform over the past: about ",
+  out << tr(out, "averaged over ", "在 ") << o.role_windows << tr(out, " val windows of ", " 个长度为 ")
+      << o.training.block_size
+      << tr(out,
+            " characters: prev = weight on the previous character,\nfirst = on the first one, same = on earlier copies of "
+            "the current character, entropy in nats\n(uniform over the past: about ",
             " 个字符的验证窗口上取平均：prev = 落在前一个字符上的权重，\nfirst = 落在第一个字符上的，same = 落在当前字符"
             "更早出现处的，entropy 以奈特计\n（对过去均匀分布时约为 ");
   double uniform = 0;
@@ -126,7 +129,8 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
   for (size_t i = 0; i < o.heads.size(); ++i) {
     out << "H = " << o.heads[i] << ":\n" << format_head_roles(t.roles[i]);
     double best_prev = 0, min_entropy = INFINITY;
-    for (const HeadRole& h : t.roles[i]) best_prev = std::max(best_prev, h.prev), min_entropy = std::min(min_entropy, h.entropy);
+    for (const HeadRole& h : t.roles[i])
+      best_prev = std::max(best_prev, h.prev), min_entropy = std::min(min_entropy, h.entropy);
     r.best_prev.push_back(best_prev);
     r.min_entropy.push_back(min_entropy);
   }
@@ -134,7 +138,8 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
   out << tr(out, "the strongest previous-character head and the sharpest head of each model:\n",
             "每个模型里最强的“前一个字符”头和最尖锐的头：\n");
   for (size_t i = 0; i < o.heads.size(); ++i)
-    out << "  H = " << o.heads[i] << ": prev " << fmt(r.best_prev[i], 3) << ", entropy " << fmt(r.min_entropy[i], 3) << "\n";
+    out << "  H = " << o.heads[i] << ": prev " << fmt(r.best_prev[i], 3) << ", entropy " << fmt(r.min_entropy[i], 3)
+        << "\n";
 
   heading(out, 4, "The 8 heads of layer 1 over a line", "8 个头（第 1 层）在一行文字上的注意力");
   out << tr(out, "prompt: ", "提示：") << "\"" << o.prompt << "\"\n";

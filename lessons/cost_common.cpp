@@ -55,8 +55,8 @@ static std::string quoted(const std::string& text) {
 std::string curves_plot(const std::string& title, const std::string& xlabel, const std::string& ylabel,
                         const std::vector<double>& x, const std::vector<Curve>& curves, bool log_x, bool log_y) {
   std::ostringstream s;
-  s << "set title '" << quoted(title) << "' noenhanced\nset xlabel '" << quoted(xlabel) << "' noenhanced\nset ylabel '" << quoted(ylabel)
-    << "' noenhanced\nset grid\nset key top left noenhanced\n";
+  s << "set title '" << quoted(title) << "' noenhanced\nset xlabel '" << quoted(xlabel) << "' noenhanced\nset ylabel '"
+    << quoted(ylabel) << "' noenhanced\nset grid\nset key top left noenhanced\n";
   if (log_x) s << "set logscale x 2\n";
   if (log_y) s << "set logscale y\n";
   s << "$d << EOD\n";
@@ -67,7 +67,8 @@ std::string curves_plot(const std::string& title, const std::string& xlabel, con
   }
   s << "EOD\nplot ";
   for (size_t c = 0; c < curves.size(); ++c)
-    s << (c ? ", " : "") << "$d using 1:" << c + 2 << " with linespoints lw 2 pt 7 title '" << quoted(curves[c].title) << "'";
+    s << (c ? ", " : "") << "$d using 1:" << c + 2 << " with linespoints lw 2 pt 7 title '" << quoted(curves[c].title)
+      << "'";
   s << "\n";
   return s.str();
 }
@@ -95,14 +96,14 @@ std::vector<double> train_small(GPT& model, const CharCorpus& corpus, const Smal
   std::vector<double> losses;
   model.train();
   for (int64_t step = 0; step < t.steps; ++step) {
-    optimizer.set_lr(lr_at(schedule, step));               // lr
-    data::LmBatch batch = batches.next();                  // (B, T) inputs and targets
-    optimizer.zero_grad();                                 // forward, backward, step
+    optimizer.set_lr(lr_at(schedule, step));  // lr
+    data::LmBatch batch = batches.next();     // (B, T) inputs and targets
+    optimizer.zero_grad();                    // forward, backward, step
     Tensor loss = model.loss(batch.inputs, batch.targets);
     loss.backward();
     double norm = clip_grad_norm(model.named_parameters(), 1.0);
     optimizer.step();
-    losses.push_back(loss.item());                         // log
+    losses.push_back(loss.item());  // log
     const int64_t done = first_step + step + 1;
     progress.update({done, losses.back(), optimizer.lr(), norm,
                      static_cast<double>(done * t.batch_size * t.block_size) / std::max(1e-9, progress.elapsed()), 0});

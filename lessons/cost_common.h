@@ -38,9 +38,9 @@ std::string curves_plot(const std::string& title, const std::string& xlabel, con
 struct SmallTraining {
   int64_t steps = 400;
   int64_t batch_size = 16;
-  int64_t block_size = 64;   // the windows the model trains on
-  double lr = 2e-3;          // AdamW, cosine to a tenth after 10% warmup
-  uint64_t seed = 1337;      // batches
+  int64_t block_size = 64;  // the windows the model trains on
+  double lr = 2e-3;         // AdamW, cosine to a tenth after 10% warmup
+  uint64_t seed = 1337;     // batches
 };
 
 // Tiny Shakespeare as characters, 90% train / 10% val (the shipped copy; nothing downloaded).

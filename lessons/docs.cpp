@@ -33,8 +33,7 @@ static std::string trim(const std::string& s) {
 }
 
 // "prefix NAME suffix" -> NAME, or "" when the line is not of that form.
-static std::string between(const std::string& line, const std::string& prefix,
-                           const std::string& suffix) {
+static std::string between(const std::string& line, const std::string& prefix, const std::string& suffix) {
   std::string t = trim(line);
   if (t.size() < prefix.size() + suffix.size() || t.compare(0, prefix.size(), prefix) != 0 ||
       t.compare(t.size() - suffix.size(), suffix.size(), suffix) != 0)
@@ -127,18 +126,14 @@ std::vector<int> untagged_cpp_blocks(const std::string& markdown) {
   return found;
 }
 
-std::string sync_markdown(const std::string& markdown,
-                          const std::map<std::string, std::string>& excerpts,
-                          const std::map<std::string, std::string>& outputs,
-                          std::vector<std::string>& problems) {
+std::string sync_markdown(const std::string& markdown, const std::map<std::string, std::string>& excerpts,
+                          const std::map<std::string, std::string>& outputs, std::vector<std::string>& problems) {
   std::vector<std::string> lines = split_lines(markdown);
   std::string result;
   for (size_t i = 0; i < lines.size(); ++i) {
     result += lines[i] + "\n";
     std::string kind, key;
-    if (!parse_tag(lines[i], kind, key) || i + 1 >= lines.size() ||
-        trim(lines[i + 1]).rfind("```", 0) != 0)
-      continue;
+    if (!parse_tag(lines[i], kind, key) || i + 1 >= lines.size() || trim(lines[i + 1]).rfind("```", 0) != 0) continue;
     const auto& source = kind == "excerpt" ? excerpts : outputs;
     auto it = source.find(key);
     size_t close = closing_fence(lines, i + 1);
@@ -165,8 +160,8 @@ static std::vector<Token> tokenize(const std::string& s) {
   size_t i = 0;
   auto digit = [&](size_t k) { return k < s.size() && s[k] >= '0' && s[k] <= '9'; };
   while (i < s.size()) {
-    bool starts_number = digit(i) || (s[i] == '-' && digit(i + 1) &&
-                                      (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1]))));
+    bool starts_number =
+        digit(i) || (s[i] == '-' && digit(i + 1) && (i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1]))));
     if (starts_number && (i == 0 || !std::isalpha(static_cast<unsigned char>(s[i - 1])))) {
       size_t j = i + (s[i] == '-');
       while (digit(j)) ++j;
@@ -203,8 +198,8 @@ static std::vector<Token> tokenize(const std::string& s) {
 static bool same_number(const Token& x, const Token& y) {
   if (x.text == y.text) return true;
   if (x.decimals != y.decimals) return false;
-  double tol = x.decimals >= 0 ? 1.5 * std::pow(10.0, -x.decimals)
-                               : 1e-3 * std::max(std::fabs(x.value), std::fabs(y.value));
+  double tol =
+      x.decimals >= 0 ? 1.5 * std::pow(10.0, -x.decimals) : 1e-3 * std::max(std::fabs(x.value), std::fabs(y.value));
   return std::fabs(x.value - y.value) <= tol;
 }
 
@@ -322,11 +317,10 @@ std::vector<std::string> check_lesson_texts(const std::string& root, const Lesso
       std::string where = path + ":" + std::to_string(b.line) + ": " + b.kind + " " + b.key;
       const auto& source = b.kind == "excerpt" ? excerpts : outputs;
       auto it = source.find(b.key);
-      if (it == source.end())
-        problems.push_back(where + ": no such " + (b.kind == "excerpt" ? "excerpt" : "step"));
+      if (it == source.end()) problems.push_back(where + ": no such " + (b.kind == "excerpt" ? "excerpt" : "step"));
       else if (b.kind == "excerpt" ? b.text != it->second
-                                   : by_numbers ? !same_printed_numbers(b.text, it->second)
-                                                : !same_printed_text(b.text, it->second))
+               : by_numbers        ? !same_printed_numbers(b.text, it->second)
+                                   : !same_printed_text(b.text, it->second))
         problems.push_back(where + ": out of date (run lesson_docs)");
     }
     if (std::count_if(blocks.begin(), blocks.end(), [](const DocBlock& b) { return b.kind == "excerpt"; }) == 0 ||
@@ -335,12 +329,12 @@ std::vector<std::string> check_lesson_texts(const std::string& root, const Lesso
   }
   if (sets.size() == 2 && sets[Lang::en] != sets[Lang::zh]) {
     std::vector<std::string> only_en, only_zh;
-    std::set_difference(sets[Lang::en].begin(), sets[Lang::en].end(), sets[Lang::zh].begin(),
-                        sets[Lang::zh].end(), std::back_inserter(only_en));
-    std::set_difference(sets[Lang::zh].begin(), sets[Lang::zh].end(), sets[Lang::en].begin(),
-                        sets[Lang::en].end(), std::back_inserter(only_zh));
-    problems.push_back(lesson.file + ": the two texts tag different blocks (only in English: " +
-                       joined(only_en) + "; only in Chinese: " + joined(only_zh) + ")");
+    std::set_difference(sets[Lang::en].begin(), sets[Lang::en].end(), sets[Lang::zh].begin(), sets[Lang::zh].end(),
+                        std::back_inserter(only_en));
+    std::set_difference(sets[Lang::zh].begin(), sets[Lang::zh].end(), sets[Lang::en].begin(), sets[Lang::en].end(),
+                        std::back_inserter(only_zh));
+    problems.push_back(lesson.file + ": the two texts tag different blocks (only in English: " + joined(only_en) +
+                       "; only in Chinese: " + joined(only_zh) + ")");
   }
   return problems;
 }
@@ -362,6 +356,27 @@ std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson
     std::string synced = sync_markdown(md, excerpts, output_sections(printed.str()), found);
     for (const auto& p : found) problems.push_back(path + ": " + p);
     if (synced == md) continue;
+    write_text_file(path, synced);
+    changed.push_back(path);
+  }
+  return changed;
+}
+
+std::vector<std::string> sync_lesson_excerpts(const std::string& root, const Lesson& lesson,
+                                              std::vector<std::string>& problems) {
+  std::vector<std::string> changed;
+  auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
+  for (Lang lang : {Lang::en, Lang::zh}) {
+    std::string path = text_path(root, lesson, lang);
+    std::optional<std::string> text = read_lesson_text(path, problems);
+    if (!text) continue;
+    std::map<std::string, std::string> outputs;  // each output block stays as it is
+    for (const DocBlock& b : tagged_blocks(*text))
+      if (b.kind == "output") outputs[b.key] = b.text;
+    std::vector<std::string> found;
+    std::string synced = sync_markdown(*text, excerpts, outputs, found);
+    for (const auto& p : found) problems.push_back(path + ": " + p);
+    if (synced == *text) continue;
     write_text_file(path, synced);
     changed.push_back(path);
   }

@@ -26,10 +26,10 @@ std::map<std::string, std::string> extract_excerpts(const std::string& cpp_sourc
 std::map<std::string, std::string> output_sections(const std::string& output);
 
 struct DocBlock {
-  std::string kind;     // "excerpt" or "output"
-  std::string key;      // the excerpt name or the step number
-  std::string text;     // the block's current content (without the fences)
-  int line = 0;         // 1-based line of the <!-- ... --> marker
+  std::string kind;  // "excerpt" or "output"
+  std::string key;   // the excerpt name or the step number
+  std::string text;  // the block's current content (without the fences)
+  int line = 0;      // 1-based line of the <!-- ... --> marker
 };
 // Every tagged block of a markdown text, in order.
 std::vector<DocBlock> tagged_blocks(const std::string& markdown);
@@ -39,10 +39,8 @@ std::vector<int> untagged_cpp_blocks(const std::string& markdown);
 
 // The markdown with every tagged block replaced by its current content. Unknown excerpt names
 // or steps are listed in `problems` and leave the block as it was.
-std::string sync_markdown(const std::string& markdown,
-                          const std::map<std::string, std::string>& excerpts,
-                          const std::map<std::string, std::string>& outputs,
-                          std::vector<std::string>& problems);
+std::string sync_markdown(const std::string& markdown, const std::map<std::string, std::string>& excerpts,
+                          const std::map<std::string, std::string>& outputs, std::vector<std::string>& problems);
 
 // True when two printed texts are the same apart from the last printed digit of a number
 // (|a - b| <= 1.5 units of the last digit shown): floating-point sums may round differently
@@ -70,6 +68,12 @@ std::vector<std::string> check_lesson_texts(const std::string& root, const Lesso
 // to `problems` and leave their blocks as they were.
 std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
                                            std::vector<std::string>& problems);
+
+// Rewrites only the excerpt blocks of both texts from the code, leaving every output block as it
+// is, without running the lesson: after a change to the code that cannot change what it prints
+// (a rename, formatting). Returns the paths it changed.
+std::vector<std::string> sync_lesson_excerpts(const std::string& root, const Lesson& lesson,
+                                              std::vector<std::string>& problems);
 
 std::string read_text_file(const std::string& path);  // throws sf::Error naming the file
 // Writes atomically: a temporary file in the same directory, flushed, then renamed.

@@ -67,13 +67,12 @@ std::string fmt_sci(double x, int digits = 4);
 std::string fmt_vec(const std::vector<double>& v, int precision = 4);
 // "label = Tensor(shape=..., ...)\n[...]" rounded to `precision` digits; tensors of more than
 // `threshold` elements show only the first and last 3 entries of each dimension.
-void show(std::ostream& out, const std::string& label, const Tensor& t, int precision = 4,
-          int64_t threshold = 64);
+void show(std::ostream& out, const std::string& label, const Tensor& t, int precision = 4, int64_t threshold = 64);
 // A matrix (rows, cols) as a terminal heat map: one shade character per cell,
 // " .:-=+*#%@" from 0 to `max_value`, with row and column labels.
 void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,
-              const std::vector<std::string>& row_labels,
-              const std::vector<std::string>& col_labels, double max_value = 1.0);
+              const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels,
+              double max_value = 1.0);
 // The largest |a_i - b_i| (the vectors must have the same length).
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
 

@@ -3,7 +3,8 @@
 // in each language (`lesson_docs`), or only reports what is out of date (`lesson_docs --check`,
 // exit code 1). tests/lessons/ runs the same check (check_lesson_texts in docs.h), except that
 // it does not run the slow lessons. `--only NAME` does one lesson; the English run of each lesson
-// draws its pictures into lessons/images/.
+// draws its pictures into lessons/images/. `--excerpts` rewrites only the code blocks, without
+// running anything (after a change that cannot change the output: a rename, scripts/format.sh).
 #include <iostream>
 #include <string>
 
@@ -15,11 +16,12 @@
 int main(int argc, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // as `scratchformer lesson` does (blas.h)
   using namespace sf::lessons;
-  bool check = false;
+  bool check = false, excerpts_only = false;
   std::string root = SF_SOURCE_DIR, only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--check") check = true;
+    else if (a == "--excerpts") excerpts_only = true;
     else if (a == "--only" && i + 1 < argc) only = argv[++i];  // one lesson, by name or number
     else root = a;
   }
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
       std::vector<std::string> problems;
       if (check) {
         problems = check_lesson_texts(root, l);
+      } else if (excerpts_only) {
+        for (const auto& path : sync_lesson_excerpts(root, l, problems)) std::cout << "updated " << path << "\n";
       } else {
         for (const auto& path : sync_lesson_texts(root, l, problems)) std::cout << "updated " << path << "\n";
       }

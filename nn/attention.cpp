@@ -19,8 +19,8 @@ namespace sf {
 // Copies D-element rows between columns [first, first + H * D) of x (B, T, W) and heads
 // (B, H, T, D). to_heads: heads <- x; otherwise x <- heads.
 template <class Tp>
-static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t W, int64_t first, int64_t H,
-                       int64_t D, bool to_heads) {
+static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t W, int64_t first, int64_t H, int64_t D,
+                       bool to_heads) {
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < H; ++h)
       for (int64_t t = 0; t < T; ++t) {
@@ -33,17 +33,16 @@ static void copy_heads(Tp* x, Tp* heads, int64_t B, int64_t T, int64_t W, int64_
 
 Tensor split_heads(const Tensor& x, int64_t n, int64_t index, int64_t H) {
   if (x.dim() != 3 || x.size(2) % (n * H) != 0 || index < 0 || index >= n)
-    throw ShapeError("split_heads: x " + shape_str(x.shape()) + " is not (B, T, " +
-                     std::to_string(n) + " * H * D) with H = " + std::to_string(H));
+    throw ShapeError("split_heads: x " + shape_str(x.shape()) + " is not (B, T, " + std::to_string(n) +
+                     " * H * D) with H = " + std::to_string(H));
   const int64_t C = x.size(2) / n;
   return slice_heads(x, index * C, H, C / H);
 }
 
 Tensor slice_heads(const Tensor& x, int64_t first, int64_t H, int64_t D) {
   if (x.dim() != 3 || H <= 0 || D <= 0 || first < 0 || first + H * D > x.size(2))
-    throw ShapeError("slice_heads: x " + shape_str(x.shape()) + " has no columns [" + std::to_string(first) +
-                     ", " + std::to_string(first + H * D) + ") for " + std::to_string(H) + " heads of " +
-                     std::to_string(D));
+    throw ShapeError("slice_heads: x " + shape_str(x.shape()) + " has no columns [" + std::to_string(first) + ", " +
+                     std::to_string(first + H * D) + ") for " + std::to_string(H) + " heads of " + std::to_string(D));
   const int64_t B = x.size(0), T = x.size(1), W = x.size(2);
   Tensor out = Tensor::empty({B, H, T, D}, x.dtype());  // (B, H, T, D)
   dispatch(x.dtype(), [&](auto tag) {
@@ -64,12 +63,12 @@ Tensor slice_heads(const Tensor& x, int64_t first, int64_t H, int64_t D) {
 
 Tensor repeat_heads(const Tensor& x, int64_t n_rep) {
   if (x.dim() != 4 || n_rep <= 0)
-    throw ShapeError("repeat_heads: x must be (B, G, S, D) and n_rep >= 1, got " + shape_str(x.shape()) +
-                     " and " + std::to_string(n_rep));
+    throw ShapeError("repeat_heads: x must be (B, G, S, D) and n_rep >= 1, got " + shape_str(x.shape()) + " and " +
+                     std::to_string(n_rep));
   if (n_rep == 1) return x;
   const int64_t B = x.size(0), G = x.size(1), S = x.size(2), D = x.size(3);
   Tensor y = expand(reshape(x, {B, G, 1, S * D}), {B, G, n_rep, S * D});  // backward: sum over n_rep
-  return reshape(y, {B, G * n_rep, S, D});                                 // (B, H, S, D)
+  return reshape(y, {B, G * n_rep, S, D});                                // (B, H, S, D)
 }
 
 Tensor merge_heads(const Tensor& x) {
@@ -163,8 +162,8 @@ MultiHeadAttention::MultiHeadAttention(const AttentionConfig& config, Generator*
 
 static void check_input(const Tensor& x, int64_t C, const char* what) {
   if (x.dim() != 3 || x.size(2) != C)
-    throw ShapeError(std::string("attention: ") + what + " must be (B, T, " + std::to_string(C) +
-                     "), got " + shape_str(x.shape()));
+    throw ShapeError(std::string("attention: ") + what + " must be (B, T, " + std::to_string(C) + "), got " +
+                     shape_str(x.shape()));
 }
 
 Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
@@ -195,16 +194,16 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, K
     cache->v = v.detach();
   }
   Tensor y = attend(q, repeat_heads(k, H / G), repeat_heads(v, H / G), mask);  // (B, H, T, D)
-  return resid_dropout.forward(c_proj.forward(merge_heads(y)));                 // (B, T, C)
+  return resid_dropout.forward(c_proj.forward(merge_heads(y)));                // (B, T, C)
 }
 
-Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory,
-                                         const Tensor& memory_padding, KVCache* cache) {
+Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory, const Tensor& memory_padding,
+                                         KVCache* cache) {
   if (!config_.cross) throw ConfigError("attention: a self-attention layer has no forward_cross");
   check_input(x, config_.d_model, "x");
   const int64_t H = config_.n_head;
   Tensor q = split_heads(c_q->forward(x), 1, 0, H);  // (B, H, T, D)
-  Tensor k, v;                                        // (B, H, S, D)
+  Tensor k, v;                                       // (B, H, S, D)
   if (cache && cache->k.defined()) {
     k = cache->k;  // the memory does not change while decoding
     v = cache->v;
@@ -236,10 +235,9 @@ AttentionOptions MultiHeadAttention::attention_options(const AttentionMask& mask
   return options;
 }
 
-Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v,
-                                  const AttentionMask& mask) {
+Tensor MultiHeadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask) {
   AttentionOptions options = attention_options(mask, q.size(0), q.size(2), k.size(2), q.dtype());
-  if (training() && attn_dropout.p() > 0) {  // composed path: dropout acts on the weights
+  if (training() && attn_dropout.p() > 0) {                  // composed path: dropout acts on the weights
     Tensor p = attention_weights(q, k, mask, options.bias);  // (B, H, T, S)
     if (keep_attention_) last_attention_ = p.detach();
     return matmul(attn_dropout.forward(p), v);  // (B, H, T, D)

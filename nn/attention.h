@@ -35,11 +35,11 @@ struct KVCache {
 };
 
 struct AttentionConfig {
-  int64_t d_model = 0;   // C
-  int64_t n_head = 1;    // H, must divide C
-  bool bias = true;      // biases in the projections
-  double dropout = 0.0;  // on the attention weights and on the output (nanoGPT's two dropouts)
-  bool cross = false;    // cross-attention: separate c_q and c_kv projections
+  int64_t d_model = 0;                  // C
+  int64_t n_head = 1;                   // H, must divide C
+  bool bias = true;                     // biases in the projections
+  double dropout = 0.0;                 // on the attention weights and on the output (nanoGPT's two dropouts)
+  bool cross = false;                   // cross-attention: separate c_q and c_kv projections
   PosEncoding pos = PosEncoding::none;  // rope and alibi act inside attention
   double rope_base = 10000.0;
   AttentionKernel kernel = AttentionKernel::automatic;  // stored P or tiled online softmax
@@ -77,7 +77,7 @@ class MultiHeadAttention : public Module {
   std::optional<Linear> c_attn;  // self only: (C + 2 G D, C), q k v stacked ((3C, C) when G = H)
   std::optional<Linear> c_q;     // cross only: (C, C)
   std::optional<Linear> c_kv;    // cross only: (2C, C), k v stacked
-  Linear c_proj;  // (C, C), the output projection
+  Linear c_proj;                 // (C, C), the output projection
   Dropout attn_dropout, resid_dropout;
 
  private:
@@ -105,8 +105,7 @@ Tensor repeat_heads(const Tensor& x, int64_t n_rep);
 // The attention weights softmax(Q K^T / sqrt(D) + bias) with the mask, composed from matmul,
 // masked_fill and softmax (the readable reference the fused op is tested against, and the path
 // that applies dropout to the weights): q (B, H, T, D), k (B, H, S, D) -> (B, H, T, S).
-Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& mask,
-                         const Tensor& bias = Tensor());
+Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& mask, const Tensor& bias = Tensor());
 // The mask as a 0/1 tensor (B or 1, 1, T, S), 1 = masked, or undefined when nothing is masked.
 Tensor mask_tensor(const AttentionMask& mask, int64_t T, int64_t S, DType dtype);
 

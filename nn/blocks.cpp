@@ -33,8 +33,8 @@ void validate(const BlockConfig& c, const char* width) {
   const std::string w = width;
   require(c.d_model > 0, w + " must be positive, got " + std::to_string(c.d_model));
   require(c.n_head > 0, "n_head must be positive, got " + std::to_string(c.n_head));
-  require(c.d_model % c.n_head == 0, w + " " + std::to_string(c.d_model) + " is not divisible by n_head " +
-                                         std::to_string(c.n_head));
+  require(c.d_model % c.n_head == 0,
+          w + " " + std::to_string(c.d_model) + " is not divisible by n_head " + std::to_string(c.n_head));
   require(c.d_ff >= 0, "d_ff must be >= 0 (0 means 4 * " + w + "), got " + std::to_string(c.d_ff));
   require(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got " + std::to_string(c.dropout));
   require(c.window >= 0, "window must be >= 0, got " + std::to_string(c.window));
@@ -47,7 +47,8 @@ void validate(const BlockConfig& c, const char* width) {
           "pos_encoding rope needs an even head size " + w + " / n_head, got " + std::to_string(c.d_model / c.n_head));
 }
 
-static constexpr std::array<Named<NormPlacement>, 2> kNorms = {{{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
+static constexpr std::array<Named<NormPlacement>, 2> kNorms = {
+    {{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
 
 NormPlacement parse_norm(const std::string& name) { return parse_named(kNorms, name, "norm"); }
 std::vector<std::string> norm_names() { return names_of(kNorms); }
@@ -105,18 +106,17 @@ DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
 }
 
 Tensor DecoderBlock::forward(const Tensor& x, const Tensor& memory, const Tensor& tgt_padding,
-                             const Tensor& memory_padding, KVCache* self_cache,
-                             KVCache* cross_cache) {
+                             const Tensor& memory_padding, KVCache* self_cache, KVCache* cross_cache) {
   AttentionMask m;
   m.causal = true;
   m.window = window_;
   m.key_padding = tgt_padding;
   if (pre_ln_) {
-    Tensor h = x + attn.forward(ln_1.forward(x), m, self_cache);                           // (B, T, C)
+    Tensor h = x + attn.forward(ln_1.forward(x), m, self_cache);                             // (B, T, C)
     h = h + cross_attn.forward_cross(ln_2.forward(h), memory, memory_padding, cross_cache);  // (B, T, C)
     return h + mlp.forward(ln_3.forward(h));                                                 // (B, T, C)
   }
-  Tensor h = ln_1.forward(x + attn.forward(x, m, self_cache));                            // (B, T, C)
+  Tensor h = ln_1.forward(x + attn.forward(x, m, self_cache));                             // (B, T, C)
   h = ln_2.forward(h + cross_attn.forward_cross(h, memory, memory_padding, cross_cache));  // (B, T, C)
   return ln_3.forward(h + mlp.forward(h));                                                 // (B, T, C)
 }

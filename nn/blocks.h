@@ -17,19 +17,19 @@
 namespace sf {
 
 struct BlockConfig {
-  int64_t d_model = 0;     // C
-  int64_t n_head = 1;      // H
-  int64_t d_ff = 0;        // FeedForward hidden size F; 0 means 4 C
-  bool bias = true;        // biases in Linear and LayerNorm (nanoGPT's `bias`)
+  int64_t d_model = 0;  // C
+  int64_t n_head = 1;   // H
+  int64_t d_ff = 0;     // FeedForward hidden size F; 0 means 4 C
+  bool bias = true;     // biases in Linear and LayerNorm (nanoGPT's `bias`)
   double dropout = 0.0;
   Activation activation = Activation::gelu;
-  bool pre_ln = true;      // false: Post-LN
+  bool pre_ln = true;  // false: Post-LN
   double ln_eps = 1e-5;
   PosEncoding pos = PosEncoding::none;  // rope / alibi are applied inside self-attention
   double rope_base = 10000.0;
-  int64_t window = 0;      // > 0: sliding-window self-attention of this width
+  int64_t window = 0;                                      // > 0: sliding-window self-attention of this width
   AttentionKernel attention = AttentionKernel::automatic;  // the fused attention kernel
-  int64_t n_kv_head = 0;   // key/value heads of self-attention (GQA / MQA); 0 means n_head
+  int64_t n_kv_head = 0;  // key/value heads of self-attention (GQA / MQA); 0 means n_head
 };
 
 // Throws ConfigError ("model: ...") naming the first impossible setting; `width` is what the
@@ -100,7 +100,7 @@ class DecoderBlock : public Module {
   std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
 
   LayerNorm ln_1;
-  MultiHeadAttention attn;        // causal self-attention
+  MultiHeadAttention attn;  // causal self-attention
   LayerNorm ln_2;
   MultiHeadAttention cross_attn;  // queries from x, keys and values from memory
   LayerNorm ln_3;

@@ -19,7 +19,8 @@ static void require(bool ok, const std::string& message) {
 
 int64_t kv_cache_bytes_per_token(const GPTConfig& config, DType dtype) {
   config.validate();
-  return config.n_layer * kv_cache_bytes_per_token(self_attention_config(block_config_of(config, config.n_embd, "n_embd")), dtype);
+  return config.n_layer *
+         kv_cache_bytes_per_token(self_attention_config(block_config_of(config, config.n_embd, "n_embd")), dtype);
 }
 
 void GPTConfig::validate() const {
@@ -70,9 +71,8 @@ GPT::GPT(const GPTConfig& config)
 std::string GPT::extra_repr() const {
   return "vocab=" + std::to_string(config_.vocab_size) + ", block=" + std::to_string(config_.block_size) +
          ", layers=" + std::to_string(config_.n_layer) + ", heads=" + std::to_string(config_.n_head) +
-         ", n_embd=" + std::to_string(config_.n_embd) + ", " + config_.pos_encoding + ", " +
-         config_.norm + "-LN" + (config_.tied_head ? ", tied head" : "") +
-         (config_.scale_embeddings ? ", embeddings * sqrt(C)" : "");
+         ", n_embd=" + std::to_string(config_.n_embd) + ", " + config_.pos_encoding + ", " + config_.norm + "-LN" +
+         (config_.tied_head ? ", tied head" : "") + (config_.scale_embeddings ? ", embeddings * sqrt(C)" : "");
 }
 
 void GPT::keep_attention(bool on) {
@@ -86,7 +86,7 @@ Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
   if (offset + T > config_.block_size)
     throw ShapeError("GPT: sequence of length " + std::to_string(offset + T) + " exceeds block_size " +
                      std::to_string(config_.block_size));
-  Tensor x = wte.forward(idx);  // (B, T, C)
+  Tensor x = wte.forward(idx);                                                           // (B, T, C)
   if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.n_embd));  // (B, T, C)
   if (pos_ == PosEncoding::learned) {
     IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
@@ -95,7 +95,7 @@ Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
   } else if (pos_ == PosEncoding::sinusoidal) {
     if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
       sinusoid_ = sinusoidal_table(config_.block_size, config_.n_embd, 0, x.dtype());  // (block, C)
-    x = x + slice(sinusoid_, 0, offset, offset + T);  // (B, T, C) + (T, C)
+    x = x + slice(sinusoid_, 0, offset, offset + T);                                   // (B, T, C) + (T, C)
   }
   return drop.forward(x);  // (B, T, C)
 }
@@ -110,7 +110,7 @@ Tensor GPT::forward(const IntTensor& idx) {
   AttentionMask mask;
   mask.causal = true;
   for (size_t i = 0; i < h.size(); ++i) x = h[i].forward(x, mask);  // (B, T, C)
-  return head(x);  // (B, T, V)
+  return head(x);                                                   // (B, T, V)
 }
 
 Tensor GPT::forward(const IntTensor& idx, GPTCache& cache) {
@@ -123,12 +123,10 @@ Tensor GPT::forward(const IntTensor& idx, GPTCache& cache) {
   return head(x);  // (B, T, V)
 }
 
-Tensor GPT::loss(const IntTensor& idx, const IntTensor& targets) {
-  return cross_entropy(forward(idx), targets, -1);
-}
+Tensor GPT::loss(const IntTensor& idx, const IntTensor& targets) { return cross_entropy(forward(idx), targets, -1); }
 
-IntTensor GPT::generate(const IntTensor& idx, int64_t max_new_tokens, double temperature,
-                        int64_t top_k, Generator& gen) {
+IntTensor GPT::generate(const IntTensor& idx, int64_t max_new_tokens, double temperature, int64_t top_k,
+                        Generator& gen) {
   if (idx.shape.size() != 2 || idx.shape[1] < 1) throw ShapeError("generate: idx must be (B, T) with T >= 1");
   const int64_t B = idx.shape[0], T0 = idx.shape[1];
   std::vector<std::vector<int32_t>> rows(static_cast<size_t>(B));

@@ -30,21 +30,21 @@ struct GPTConfig {
   int64_t n_layer = 12;
   int64_t n_head = 12;
   int64_t n_embd = 768;
-  int64_t d_ff = 0;           // MLP hidden size; 0 means 4 * n_embd
+  int64_t d_ff = 0;  // MLP hidden size; 0 means 4 * n_embd
   double dropout = 0.0;
-  bool bias = true;           // biases in Linear and LayerNorm, as nanoGPT's `bias`
-  bool tied_head = true;      // lm_head.weight is transformer.wte.weight
-  bool scale_embeddings = false;  // wte ~ N(0, 1/C) at init and wte[idx] * sqrt(C) in the forward
+  bool bias = true;                      // biases in Linear and LayerNorm, as nanoGPT's `bias`
+  bool tied_head = true;                 // lm_head.weight is transformer.wte.weight
+  bool scale_embeddings = false;         // wte ~ N(0, 1/C) at init and wte[idx] * sqrt(C) in the forward
   std::string pos_encoding = "learned";  // sinusoidal | learned | rope | alibi | none
   std::string norm = "pre";              // pre | post
   std::string activation = "gelu";       // gelu (exact erf) | gelu_tanh | relu
   std::string init = "gpt2";             // gpt2 | xavier
-  int64_t window = 0;         // > 0: sliding-window attention of this width
-  std::string attention = "auto";  // the attention kernel: stored | tiled | auto (autograd/attention.h)
-  int64_t n_kv_head = 0;      // key/value heads: 0 or n_head standard, 1 multi-query, a divisor grouped-query
+  int64_t window = 0;                    // > 0: sliding-window attention of this width
+  std::string attention = "auto";        // the attention kernel: stored | tiled | auto (autograd/attention.h)
+  int64_t n_kv_head = 0;  // key/value heads: 0 or n_head standard, 1 multi-query, a divisor grouped-query
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
-  uint64_t seed = 1337;       // initial weights and dropout masks
+  uint64_t seed = 1337;  // initial weights and dropout masks
 
   // Throws ConfigError naming the first impossible field (e.g. "n_embd 100 is not divisible
   // by n_head 3").
@@ -78,8 +78,7 @@ class GPT : public Module {
   // softmax(logits / temperature) restricted to the top_k (0 = all), or greedy when
   // temperature == 0. The context is cropped to the last block_size tokens when it gets longer.
   // The same sampler as sample_rows (nn/sampling.h), which also offers top_p and streaming.
-  IntTensor generate(const IntTensor& idx, int64_t max_new_tokens, double temperature, int64_t top_k,
-                     Generator& gen);
+  IntTensor generate(const IntTensor& idx, int64_t max_new_tokens, double temperature, int64_t top_k, Generator& gen);
 
   // Keeps each layer's attention weights (B, H, T, T) after every forward (lessons, heat maps).
   void keep_attention(bool on);
@@ -100,8 +99,8 @@ class GPT : public Module {
 
  public:
   ModuleDict transformer;
-  Embedding wte;                  // (V, C)
-  std::optional<Embedding> wpe;   // (block_size, C), learned positions only
+  Embedding wte;                 // (V, C)
+  std::optional<Embedding> wpe;  // (block_size, C), learned positions only
   Dropout drop;
   ModuleList<EncoderBlock> h;
   std::optional<LayerNorm> ln_f;  // Pre-LN only

@@ -180,13 +180,13 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     int64_t pad;  // padded keys in batch element 1
   };
   for (const SelfCase& c : std::vector<SelfCase>{{"no mask", PosEncoding::none, false, 0, 0},
-                                                  {"causal", PosEncoding::none, true, 0, 0},
-                                                  {"key padding", PosEncoding::none, false, 0, 2},
-                                                  {"fully padded row", PosEncoding::none, false, 0, 5},
-                                                  {"sliding window 2", PosEncoding::none, true, 2, 0},
-                                                  {"causal rope", PosEncoding::rope, true, 0, 0},
-                                                  {"causal alibi", PosEncoding::alibi, true, 0, 0},
-                                                  {"alibi + padding", PosEncoding::alibi, false, 0, 1}})
+                                                 {"causal", PosEncoding::none, true, 0, 0},
+                                                 {"key padding", PosEncoding::none, false, 0, 2},
+                                                 {"fully padded row", PosEncoding::none, false, 0, 5},
+                                                 {"sliding window 2", PosEncoding::none, true, 2, 0},
+                                                 {"causal rope", PosEncoding::rope, true, 0, 0},
+                                                 {"causal alibi", PosEncoding::alibi, true, 0, 0},
+                                                 {"alibi + padding", PosEncoding::alibi, false, 0, 1}})
     add("nn.attention", "self-attention " + c.name, [c] {
       MultiHeadAttention m(attn_config(c.pos));
       AttentionMask mask;
@@ -249,7 +249,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
       auto m = std::make_unique<GPT>(tiny_gpt(pos, norm));
       IntTensor idx = ids(2, 4, 11, 16);
       Tensor r = constant({2, 4, 11}, 17);
-      return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+      return check(
+          *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
     });
   add("nn.gpt", "GPT pre-LN rope, grouped-query (n_kv_head 2 of 4), tiled attention", [] {
     GPTConfig c = tiny_gpt("rope", "pre");
@@ -259,7 +260,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 35);
     Tensor r = constant({2, 4, 11}, 36);
-    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT untied, no bias, window 2, gelu_tanh", [] {
     GPTConfig c = tiny_gpt("learned", "pre");
@@ -270,7 +272,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 18);
     Tensor r = constant({2, 4, 11}, 19);
-    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT post-LN as Xiong et al.: scaled embeddings, sinusoidal, relu, xavier, untied", [] {
     GPTConfig c = tiny_gpt("sinusoidal", "post");
@@ -281,7 +284,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 22);
     Tensor r = constant({2, 4, 11}, 23);
-    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT pre-LN, scaled embeddings, tied head", [] {
     GPTConfig c = tiny_gpt("sinusoidal", "pre");
@@ -289,7 +293,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 24);
     Tensor r = constant({2, 4, 11}, 25);
-    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   const std::vector<std::pair<std::string, std::string>> transformer_variants = {
       {"pre", "sinusoidal"}, {"post", "learned"}, {"pre", "rope"}, {"post", "alibi"}};
@@ -299,8 +304,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
       IntTensor src = ids(2, 4, 9, 20), tgt = ids(2, 4, 10, 21);
       Tensor src_pad = padding(2, 4, 2), tgt_pad = padding(2, 4, 1);
       Tensor r = constant({2, 4, 10}, 22);
-      return check(*m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt, src_pad, tgt_pad) * r); },
-                   model_subset);
+      return check(
+          *m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt, src_pad, tgt_pad) * r); }, model_subset);
     });
   add("nn.transformer", "Transformer shared embeddings, tied head", [] {
     TransformerConfig c = tiny_transformer("sinusoidal", "pre");
@@ -310,7 +315,8 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     auto m = std::make_unique<Transformer>(c);
     IntTensor src = ids(2, 4, 9, 23), tgt = ids(2, 4, 9, 24);
     Tensor r = constant({2, 4, 9}, 25);
-    return check(*m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt) * r); }, model_subset);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt) * r); }, model_subset);
   });
   return cases;
 }

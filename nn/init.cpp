@@ -10,7 +10,8 @@
 
 namespace sf {
 
-static constexpr std::array<Named<InitScheme>, 2> kInits = {{{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
+static constexpr std::array<Named<InitScheme>, 2> kInits = {
+    {{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
 
 InitScheme parse_init(const std::string& name) { return parse_named(kInits, name, "init"); }
 std::vector<std::string> init_names() { return names_of(kInits); }

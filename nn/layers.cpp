@@ -12,8 +12,7 @@ namespace sf {
 
 static void require_positive(int64_t value, const char* what, const char* module) {
   if (value <= 0)
-    throw ConfigError(std::string(module) + ": " + what + " must be positive, got " +
-                      std::to_string(value));
+    throw ConfigError(std::string(module) + ": " + what + " must be positive, got " + std::to_string(value));
 }
 
 // ---- Linear ----
@@ -63,8 +62,7 @@ std::string Embedding::extra_repr() const {
 
 // ---- Dropout ----
 Dropout::Dropout(double p, Generator* gen) : Module("Dropout"), p_(p), gen_(gen) {
-  if (!(p >= 0.0 && p < 1.0))
-    throw ConfigError("Dropout: p must be in [0, 1), got " + std::to_string(p));
+  if (!(p >= 0.0 && p < 1.0)) throw ConfigError("Dropout: p must be in [0, 1), got " + std::to_string(p));
 }
 
 Tensor Dropout::forward(const Tensor& x) const {
@@ -112,8 +110,7 @@ Tensor activate(const Tensor& x, Activation a) {
 }
 
 // ---- FeedForward ----
-FeedForward::FeedForward(int64_t dim, int64_t hidden, Activation act_, bool bias, double p,
-                         Generator* gen)
+FeedForward::FeedForward(int64_t dim, int64_t hidden, Activation act_, bool bias, double p, Generator* gen)
     : Module("FeedForward"),
       c_fc(dim, hidden > 0 ? hidden : 4 * dim, bias),
       c_proj(hidden > 0 ? hidden : 4 * dim, dim, bias),

@@ -25,8 +25,7 @@ void Module::add_child(const std::string& name, Module* child) {
   children_.emplace_back(name, child);
 }
 
-void Module::collect(const std::string& prefix,
-                     std::vector<std::pair<std::string, Tensor>>& out) const {
+void Module::collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const {
   for (const auto& [name, t] : params_) out.emplace_back(prefix + name, t);
   for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out);
 }
@@ -123,8 +122,8 @@ void Module::flatten_parameters() {
   int64_t total = 0;
   for (auto& [name, t] : params) {
     if (t.dtype() != dtype)
-      throw ShapeError("flatten_parameters: '" + name + "' is " + dtype_name(t.dtype()) +
-                       ", others are " + dtype_name(dtype));
+      throw ShapeError("flatten_parameters: '" + name + "' is " + dtype_name(t.dtype()) + ", others are " +
+                       dtype_name(dtype));
     total += t.numel();
   }
   size_t bytes = static_cast<size_t>(total) * dtype_size(dtype);
@@ -136,13 +135,11 @@ void Module::flatten_parameters() {
     TensorImpl* impl = t.impl();
     size_t nbytes = static_cast<size_t>(t.numel()) * dtype_size(dtype);
     std::memcpy(static_cast<char*>(data->data()) + offset * dtype_size(dtype),
-                static_cast<const char*>(impl->storage->data()) + impl->offset * dtype_size(dtype),
-                nbytes);
+                static_cast<const char*>(impl->storage->data()) + impl->offset * dtype_size(dtype), nbytes);
     Tensor grad_view = Tensor::view_of(grads, offset, t.shape(), dtype);
     if (impl->grad)  // keep a gradient that already exists
       std::memcpy(static_cast<char*>(grads->data()) + offset * dtype_size(dtype),
-                  static_cast<const char*>(impl->grad->storage->data()) +
-                      impl->grad->offset * dtype_size(dtype),
+                  static_cast<const char*>(impl->grad->storage->data()) + impl->grad->offset * dtype_size(dtype),
                   nbytes);
     impl->storage = data;
     impl->offset = offset;
@@ -188,10 +185,8 @@ std::string Module::summary() const {
   summary_lines("", 0, out);
   auto all = named_parameters(false);
   auto unique = named_parameters(true);
-  out += "parameters: " + format_count(num_parameters()) + " in " + std::to_string(unique.size()) +
-         " tensors";
-  if (all.size() != unique.size())
-    out += " (" + std::to_string(all.size() - unique.size()) + " tied, counted once)";
+  out += "parameters: " + format_count(num_parameters()) + " in " + std::to_string(unique.size()) + " tensors";
+  if (all.size() != unique.size()) out += " (" + std::to_string(all.size() - unique.size()) + " tied, counted once)";
   out += ", " + std::string(dtype_name(dtype())) + "\n";
   return out;
 }

@@ -13,10 +13,10 @@
 namespace sf {
 
 static constexpr std::array<Named<PosEncoding>, 5> kPosEncodings = {{{"learned", PosEncoding::learned},
-                                                                      {"sinusoidal", PosEncoding::sinusoidal},
-                                                                      {"rope", PosEncoding::rope},
-                                                                      {"alibi", PosEncoding::alibi},
-                                                                      {"none", PosEncoding::none}}};
+                                                                     {"sinusoidal", PosEncoding::sinusoidal},
+                                                                     {"rope", PosEncoding::rope},
+                                                                     {"alibi", PosEncoding::alibi},
+                                                                     {"none", PosEncoding::none}}};
 
 PosEncoding parse_pos_encoding(const std::string& name) { return parse_named(kPosEncodings, name, "pos_encoding"); }
 const char* pos_encoding_name(PosEncoding p) { return name_of(kPosEncodings, p); }
@@ -41,8 +41,8 @@ Tensor sinusoidal_table(int64_t T, int64_t C, int64_t offset, DType dtype) {
 // ---- rope ----
 // Rotates each (i, i + D/2) pair of every row by +theta (forward) or -theta (backward).
 template <class Tp>
-static void rotate(const Tp* x, Tp* y, int64_t rows, int64_t T, int64_t D, const double* cos_t,
-                   const double* sin_t, double sign) {
+static void rotate(const Tp* x, Tp* y, int64_t rows, int64_t T, int64_t D, const double* cos_t, const double* sin_t,
+                   double sign) {
   int64_t half = D / 2;
   for (int64_t r = 0; r < rows; ++r) {  // r = (b, h, t) flattened
     int64_t t = r % T;
@@ -67,8 +67,8 @@ Tensor rope(const Tensor& x, int64_t offset, double base) {
   auto sin_t = std::make_shared<std::vector<double>>(static_cast<size_t>(T * half));
   for (int64_t t = 0; t < T; ++t)
     for (int64_t i = 0; i < half; ++i) {
-      double theta = static_cast<double>(offset + t) *
-                     std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      double theta =
+          static_cast<double>(offset + t) * std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(D));
       (*cos_t)[static_cast<size_t>(t * half + i)] = std::cos(theta);
       (*sin_t)[static_cast<size_t>(t * half + i)] = std::sin(theta);
     }

@@ -23,11 +23,8 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw CheckpointError(file + ": " + what);
-}
-[[noreturn]] void fail_tensor(const std::string& file, const std::string& name,
-                              const std::string& what) {
+[[noreturn]] void fail(const std::string& file, const std::string& what) { throw CheckpointError(file + ": " + what); }
+[[noreturn]] void fail_tensor(const std::string& file, const std::string& name, const std::string& what) {
   throw CheckpointError(file + ": tensor '" + name + "': " + what);
 }
 
@@ -64,29 +61,23 @@ const SafetensorsEntry* SafetensorsHeader::find(const std::string& name) const {
 
 // ---- reading: the header ----
 
-SafetensorsHeader parse_safetensors_header(std::string_view text, uint64_t data_bytes,
-                                           const std::string& file) {
-  if (text.empty() || text.front() != '{')
-    fail(file, "header does not start with '{' (not a safetensors file?)");
+SafetensorsHeader parse_safetensors_header(std::string_view text, uint64_t data_bytes, const std::string& file) {
+  if (text.empty() || text.front() != '{') fail(file, "header does not start with '{' (not a safetensors file?)");
 
   // Parse with a callback that rejects duplicate top-level names (JSON would silently keep the
   // last one) and nesting deeper than the format ever needs (depth 0 root, 1 entry, 2 field).
   std::set<std::string> seen;
   json root;
   try {
-    root = json::parse(text.begin(), text.end(),
-                       [&](int depth, json::parse_event_t event, json& parsed) {
-                         if (depth > 3) fail(file, "header JSON is nested too deeply");
-                         if (event == json::parse_event_t::key && depth == 1) {
-                           auto key = parsed.get<std::string>();
-                           if (!seen.insert(key).second)
-                             fail(file, "header names '" + key + "' twice");
-                         }
-                         return true;
-                       });
-  } catch (const json::exception& e) {
-    fail(file, std::string("header is not valid JSON (") + e.what() + ")");
-  }
+    root = json::parse(text.begin(), text.end(), [&](int depth, json::parse_event_t event, json& parsed) {
+      if (depth > 3) fail(file, "header JSON is nested too deeply");
+      if (event == json::parse_event_t::key && depth == 1) {
+        auto key = parsed.get<std::string>();
+        if (!seen.insert(key).second) fail(file, "header names '" + key + "' twice");
+      }
+      return true;
+    });
+  } catch (const json::exception& e) { fail(file, std::string("header is not valid JSON (") + e.what() + ")"); }
   if (!root.is_object()) fail(file, "header is not a JSON object");
 
   SafetensorsHeader header;
@@ -97,8 +88,7 @@ SafetensorsHeader parse_safetensors_header(std::string_view text, uint64_t data_
     if (name == "__metadata__") {
       if (!v.is_object()) fail(file, "__metadata__ is not an object of strings");
       for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string())
-          fail(file, "__metadata__ value for '" + m.key() + "' is not a string");
+        if (!m.value().is_string()) fail(file, "__metadata__ value for '" + m.key() + "' is not a string");
         header.metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
@@ -122,10 +112,8 @@ SafetensorsHeader parse_safetensors_header(std::string_view text, uint64_t data_
     uint64_t numel = 1;
     for (const json& dim : *s) {
       uint64_t n;
-      if (!as_u64(dim, n)) fail_tensor(file, name, "'shape' holds " + dim.dump() +
-                                                       ", not a non-negative integer");
-      if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
-          __builtin_mul_overflow(numel, n, &numel))
+      if (!as_u64(dim, n)) fail_tensor(file, name, "'shape' holds " + dim.dump() + ", not a non-negative integer");
+      if (n > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || __builtin_mul_overflow(numel, n, &numel))
         fail_tensor(file, name, "shape " + s->dump() + " overflows 64 bits");
       e.shape.push_back(static_cast<int64_t>(n));
     }
@@ -137,36 +125,34 @@ SafetensorsHeader parse_safetensors_header(std::string_view text, uint64_t data_
     auto o = v.find("data_offsets");
     if (o == v.end()) fail_tensor(file, name, "missing field 'data_offsets'");
     if (!o->is_array() || o->size() != 2 || !as_u64((*o)[0], e.begin) || !as_u64((*o)[1], e.end))
-      fail_tensor(file, name, "'data_offsets' " + o->dump() +
-                                  " is not a pair of non-negative integers");
+      fail_tensor(file, name, "'data_offsets' " + o->dump() + " is not a pair of non-negative integers");
     if (e.end < e.begin)
       fail_tensor(file, name, "data_offsets " + range_str(e.begin, e.end) + " end before they begin");
     if (e.end > data_bytes)
-      fail_tensor(file, name, "data_offsets " + range_str(e.begin, e.end) +
-                                  " go past the end of the data (" + std::to_string(data_bytes) +
-                                  " bytes; file truncated?)");
+      fail_tensor(file, name,
+                  "data_offsets " + range_str(e.begin, e.end) + " go past the end of the data (" +
+                      std::to_string(data_bytes) + " bytes; file truncated?)");
     if (e.end - e.begin != nbytes)
-      fail_tensor(file, name, "data_offsets " + range_str(e.begin, e.end) + " hold " +
-                                  std::to_string(e.end - e.begin) + " bytes but " + e.dtype +
-                                  " shape " + shape_str(e.shape) + " needs " +
-                                  std::to_string(nbytes));
+      fail_tensor(file, name,
+                  "data_offsets " + range_str(e.begin, e.end) + " hold " + std::to_string(e.end - e.begin) +
+                      " bytes but " + e.dtype + " shape " + shape_str(e.shape) + " needs " + std::to_string(nbytes));
     header.entries.push_back(std::move(e));
   }
 
   // The tensors must tile the data region: no overlap, no gap, nothing left over.
-  std::sort(header.entries.begin(), header.entries.end(), [](const auto& a, const auto& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
+  std::sort(header.entries.begin(), header.entries.end(),
+            [](const auto& a, const auto& b) { return a.begin != b.begin ? a.begin < b.begin : a.end < b.end; });
   uint64_t pos = 0;
   const SafetensorsEntry* prev = nullptr;
   for (const auto& e : header.entries) {
     if (e.begin < pos)
-      fail_tensor(file, e.name, "data_offsets " + range_str(e.begin, e.end) +
-                                    " overlap tensor '" + prev->name + "' " +
-                                    range_str(prev->begin, prev->end));
+      fail_tensor(file, e.name,
+                  "data_offsets " + range_str(e.begin, e.end) + " overlap tensor '" + prev->name + "' " +
+                      range_str(prev->begin, prev->end));
     if (e.begin > pos)
-      fail_tensor(file, e.name, "data_offsets " + range_str(e.begin, e.end) + " leave a gap of " +
-                                    std::to_string(e.begin - pos) + " bytes before them");
+      fail_tensor(file, e.name,
+                  "data_offsets " + range_str(e.begin, e.end) + " leave a gap of " + std::to_string(e.begin - pos) +
+                      " bytes before them");
     pos = e.end;
     prev = &e;
   }
@@ -181,16 +167,15 @@ namespace {
 // Reads the 8-byte length prefix N and checks it against the limit and the file size.
 uint64_t header_length(const char* prefix, uint64_t file_size, const std::string& file) {
   if (file_size < 8)
-    fail(file, "only " + std::to_string(file_size) +
-                   " bytes, too short for a safetensors header length");
+    fail(file, "only " + std::to_string(file_size) + " bytes, too short for a safetensors header length");
   uint64_t n;
   std::memcpy(&n, prefix, 8);
   if (n > kMaxSafetensorsHeader)
     fail(file, "header length " + std::to_string(n) + " is larger than the limit of " +
                    std::to_string(kMaxSafetensorsHeader) + " bytes (corrupt file?)");
   if (n > file_size - 8)
-    fail(file, "header length " + std::to_string(n) + " is larger than the file (" +
-                   std::to_string(file_size) + " bytes; truncated?)");
+    fail(file, "header length " + std::to_string(n) + " is larger than the file (" + std::to_string(file_size) +
+                   " bytes; truncated?)");
   return n;
 }
 
@@ -227,13 +212,11 @@ Tensor make_tensor(const SafetensorsEntry& e, const char* src, const std::string
     for (uint64_t i = 0; i < n / 2; ++i) {
       uint16_t h;
       std::memcpy(&h, src + 2 * i, 2);
-      out[i] = e.dtype == "F16" ? half_to_float(h)
-                                : std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
+      out[i] = e.dtype == "F16" ? half_to_float(h) : std::bit_cast<float>(static_cast<uint32_t>(h) << 16);
     }
     return t;
   }
-  fail_tensor(file, e.name, "dtype " + e.dtype +
-                                " cannot be loaded into a Tensor (F32, F64, F16 and BF16 can)");
+  fail_tensor(file, e.name, "dtype " + e.dtype + " cannot be loaded into a Tensor (F32, F64, F16 and BF16 can)");
 }
 
 }  // namespace
@@ -276,15 +259,13 @@ NamedTensors load_safetensors(const std::string& path, Metadata* metadata) {
   return out;
 }
 
-NamedTensors load_safetensors_from_bytes(std::string_view bytes, const std::string& name,
-                                         Metadata* metadata) {
+NamedTensors load_safetensors_from_bytes(std::string_view bytes, const std::string& name, Metadata* metadata) {
   uint64_t n = header_length(bytes.data(), bytes.size(), name);
   std::string_view text = bytes.substr(8, n);
   uint64_t start = 8 + n;
   SafetensorsHeader h = parse_safetensors_header(text, bytes.size() - start, name);
   NamedTensors out;
-  for (const auto& e : h.entries)
-    out.emplace_back(e.name, make_tensor(e, bytes.data() + start + e.begin, name));
+  for (const auto& e : h.entries) out.emplace_back(e.name, make_tensor(e, bytes.data() + start + e.begin, name));
   if (metadata) *metadata = h.metadata;
   return out;
 }
@@ -295,8 +276,9 @@ namespace {
 
 // The header JSON (padded with spaces to a multiple of 8 bytes) and the tensors in data order.
 // Like the reference implementation: float64 before float32, then by name; metadata first.
-std::pair<std::string, std::vector<const std::pair<std::string, Tensor>*>> prepare(
-    const NamedTensors& tensors, const Metadata& metadata, const std::string& file) {
+std::pair<std::string, std::vector<const std::pair<std::string, Tensor>*>> prepare(const NamedTensors& tensors,
+                                                                                   const Metadata& metadata,
+                                                                                   const std::string& file) {
   std::set<std::string> names;
   std::vector<const std::pair<std::string, Tensor>*> order;
   for (const auto& nt : tensors) {
@@ -315,9 +297,8 @@ std::pair<std::string, std::vector<const std::pair<std::string, Tensor>*>> prepa
   for (auto* nt : order) {
     const Tensor& t = nt->second;
     uint64_t n = static_cast<uint64_t>(t.numel()) * dtype_size(t.dtype());
-    h[nt->first] = {{"dtype", t.dtype() == DType::f64 ? "F64" : "F32"},
-                    {"shape", t.shape()},
-                    {"data_offsets", {pos, pos + n}}};
+    h[nt->first] = {
+        {"dtype", t.dtype() == DType::f64 ? "F64" : "F32"}, {"shape", t.shape()}, {"data_offsets", {pos, pos + n}}};
     pos += n;
   }
   std::string text = h.dump();
@@ -356,8 +337,7 @@ std::string safetensors_bytes(const NamedTensors& tensors, const Metadata& metad
   return out;
 }
 
-void save_safetensors(const std::string& path, const NamedTensors& tensors,
-                      const Metadata& metadata) {
+void save_safetensors(const std::string& path, const NamedTensors& tensors, const Metadata& metadata) {
   auto [text, order] = prepare(tensors, metadata, path);
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -371,8 +351,7 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   uint64_t n = text.size();
   char len[8];
   std::memcpy(len, &n, 8);
-  if (!write_all(fd, len, 8) || !write_all(fd, text.data(), text.size()))
-    abort_write("cannot write the header");
+  if (!write_all(fd, len, 8) || !write_all(fd, text.data(), text.size())) abort_write("cannot write the header");
   for (auto* nt : order) {
     const Tensor& t = nt->second;
     const char* p = t.dtype() == DType::f64 ? reinterpret_cast<const char*>(t.data<double>())

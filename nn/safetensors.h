@@ -43,8 +43,8 @@ struct SafetensorsEntry {
 struct SafetensorsHeader {
   std::vector<SafetensorsEntry> entries;
   Metadata metadata;
-  uint64_t data_start = 0;  // 8 + N
-  uint64_t data_bytes = 0;  // size of the data region
+  uint64_t data_start = 0;                                      // 8 + N
+  uint64_t data_bytes = 0;                                      // size of the data region
   const SafetensorsEntry* find(const std::string& name) const;  // null when absent
 };
 
@@ -53,8 +53,7 @@ size_t safetensors_dtype_size(std::string_view dtype);
 
 // Parses and validates a header's JSON (`json`, N bytes) against a data region of `data_bytes`
 // bytes. `file` only names the source in error messages.
-SafetensorsHeader parse_safetensors_header(std::string_view json, uint64_t data_bytes,
-                                           const std::string& file);
+SafetensorsHeader parse_safetensors_header(std::string_view json, uint64_t data_bytes, const std::string& file);
 
 // Reads and validates just the header of a file (cheap: does not read the data).
 SafetensorsHeader read_safetensors_header(const std::string& path);
@@ -64,14 +63,12 @@ SafetensorsHeader read_safetensors_header(const std::string& path);
 NamedTensors load_safetensors(const std::string& path, Metadata* metadata = nullptr);
 
 // The same from bytes already in memory (a whole file image): used by tests and fuzzers.
-NamedTensors load_safetensors_from_bytes(std::string_view bytes, const std::string& name,
-                                         Metadata* metadata = nullptr);
+NamedTensors load_safetensors_from_bytes(std::string_view bytes, const std::string& name, Metadata* metadata = nullptr);
 
 // Writes float32 / float64 tensors as F32 / F64 with optional string metadata, atomically:
 // a temporary file next to `path` is written, fsync'ed and renamed over `path`, so a crash
 // leaves either the old file or the new one, never half of one. Names must be unique.
-void save_safetensors(const std::string& path, const NamedTensors& tensors,
-                      const Metadata& metadata = {});
+void save_safetensors(const std::string& path, const NamedTensors& tensors, const Metadata& metadata = {});
 
 // The exact bytes save_safetensors writes (header + data), for tests and in-memory use.
 std::string safetensors_bytes(const NamedTensors& tensors, const Metadata& metadata = {});

@@ -19,12 +19,9 @@ struct ParamGroup {
 std::vector<ParamGroup> param_groups(const Module& module) {
   std::vector<ParamGroup> groups;
   for (const auto& [name, t] : module.named_parameters(/*remove_duplicate=*/false)) {
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&t = t](const ParamGroup& g) { return g.tensor.same(t); });
-    if (it == groups.end())
-      groups.push_back({t, {name}});
-    else
-      it->names.push_back(name);
+    auto it = std::find_if(groups.begin(), groups.end(), [&t = t](const ParamGroup& g) { return g.tensor.same(t); });
+    if (it == groups.end()) groups.push_back({t, {name}});
+    else it->names.push_back(name);
   }
   return groups;
 }
@@ -34,10 +31,10 @@ const char* file_dtype(DType d) { return d == DType::f64 ? "F64" : "F32"; }
 bool same_bytes(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape() || a.dtype() != b.dtype()) return false;
   size_t n = static_cast<size_t>(a.numel()) * dtype_size(a.dtype());
-  const void* pa = a.dtype() == DType::f64 ? static_cast<const void*>(a.data<double>())
-                                           : static_cast<const void*>(a.data<float>());
-  const void* pb = b.dtype() == DType::f64 ? static_cast<const void*>(b.data<double>())
-                                           : static_cast<const void*>(b.data<float>());
+  const void* pa =
+      a.dtype() == DType::f64 ? static_cast<const void*>(a.data<double>()) : static_cast<const void*>(a.data<float>());
+  const void* pb =
+      b.dtype() == DType::f64 ? static_cast<const void*>(b.data<double>()) : static_cast<const void*>(b.data<float>());
   return n == 0 || std::memcmp(pa, pb, n) == 0;
 }
 
@@ -71,16 +68,14 @@ void load_state_dict(Module& module, const NamedTensors& tensors, const std::str
     for (const auto& n : g.names)
       if (by_name.count(n)) present.push_back(n);
     if (present.empty()) {
-      missing.push_back(g.names.size() == 1 ? "'" + g.names[0] + "'"
-                                            : join_names(g.names) + " (tied)");
+      missing.push_back(g.names.size() == 1 ? "'" + g.names[0] + "'" : join_names(g.names) + " (tied)");
       continue;
     }
     const std::string& name = present[0];
     const Tensor& src = *by_name[name];
     for (size_t i = 1; i < present.size(); ++i)
       if (!same_bytes(src, *by_name[present[i]]))
-        fail("tensors '" + name + "' and '" + present[i] +
-             "' are tied in the model but differ in the file");
+        fail("tensors '" + name + "' and '" + present[i] + "' are tied in the model but differ in the file");
     if (src.shape() != g.tensor.shape())
       fail("tensor '" + name + "' has shape " + shape_str(src.shape()) +
            " in the file but the model's parameter has shape " + shape_str(g.tensor.shape()));
@@ -98,17 +93,14 @@ void load_state_dict(Module& module, const NamedTensors& tensors, const std::str
     if (!used.count(name)) extra.push_back(name);
   if (!extra.empty())
     fail("unexpected tensor '" + extra[0] + "' (the model has no parameter by that name" +
-         (extra.size() > 1 ? "; " + std::to_string(extra.size() - 1) + " more unexpected" : "") +
-         ")");
+         (extra.size() > 1 ? "; " + std::to_string(extra.size() - 1) + " more unexpected" : "") + ")");
 
   // Second pass: copy in place, so modules, tying and flat buffers keep seeing the same memory.
   for (auto& [dst, src] : copies) {
     size_t n = static_cast<size_t>(dst.numel()) * dtype_size(dst.dtype());
     if (n == 0) continue;
-    if (dst.dtype() == DType::f64)
-      std::memcpy(dst.data<double>(), src->data<double>(), n);
-    else
-      std::memcpy(dst.data<float>(), src->data<float>(), n);
+    if (dst.dtype() == DType::f64) std::memcpy(dst.data<double>(), src->data<double>(), n);
+    else std::memcpy(dst.data<float>(), src->data<float>(), n);
   }
 }
 

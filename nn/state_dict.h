@@ -27,8 +27,7 @@ void save_state_dict(const Module& module, const std::string& path, const Metada
 // flat buffers are kept). Every parameter must be present with the same shape and dtype, and
 // nothing else may be: otherwise one CheckpointError naming the tensor (and both shapes), with
 // `source` (a file name) first. Nothing is modified unless everything matches.
-void load_state_dict(Module& module, const NamedTensors& tensors,
-                     const std::string& source = "state_dict");
+void load_state_dict(Module& module, const NamedTensors& tensors, const std::string& source = "state_dict");
 
 // Loads a safetensors file written by save_state_dict or converted from nanoGPT.
 // Returns the file's metadata.

@@ -66,15 +66,15 @@ Transformer::Transformer(const TransformerConfig& config)
   register_module("generator", *generator);
 
   Generator init_gen(config.seed);
-  init_parameters(*this, parse_init(config.init),
-                  std::max(config.n_encoder_layers, config.n_decoder_layers), init_gen);
+  init_parameters(*this, parse_init(config.init), std::max(config.n_encoder_layers, config.n_decoder_layers), init_gen);
   flatten_parameters();
 }
 
 std::string Transformer::extra_repr() const {
   return "d_model=" + std::to_string(config_.d_model) + ", heads=" + std::to_string(config_.n_head) +
-         ", encoder=" + std::to_string(config_.n_encoder_layers) + ", decoder=" +
-         std::to_string(config_.n_decoder_layers) + ", " + config_.pos_encoding + ", " + config_.norm + "-LN";
+         ", encoder=" + std::to_string(config_.n_encoder_layers) +
+         ", decoder=" + std::to_string(config_.n_decoder_layers) + ", " + config_.pos_encoding + ", " + config_.norm +
+         "-LN";
 }
 
 void Transformer::keep_attention(bool on) {
@@ -91,8 +91,8 @@ Tensor Transformer::padding_mask(const IntTensor& ids, int32_t pad_id) {
   return Tensor::from_vector(mask, Shape(ids.shape.begin(), ids.shape.end()));
 }
 
-Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>& pos_table,
-                          const IntTensor& ids, int64_t offset) {
+Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>& pos_table, const IntTensor& ids,
+                          int64_t offset) {
   if (ids.shape.size() != 2)
     throw ShapeError("Transformer: ids must be (B, T), got " + shape_str(Shape(ids.shape.begin(), ids.shape.end())));
   const int64_t T = ids.shape[1];
@@ -108,7 +108,7 @@ Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>
   } else if (pos_ == PosEncoding::sinusoidal) {
     if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
       sinusoid_ = sinusoidal_table(config_.max_len, config_.d_model, 0, x.dtype());  // (max_len, C)
-    x = x + slice(sinusoid_, 0, offset, offset + T);  // (B, T, C) + (T, C)
+    x = x + slice(sinusoid_, 0, offset, offset + T);                                 // (B, T, C) + (T, C)
   }
   return drop.forward(x);  // (B, T, C)
 }
@@ -141,12 +141,12 @@ Tensor Transformer::decode(const IntTensor& tgt, const Tensor& memory, const Ten
 
 Tensor Transformer::forward(const IntTensor& src, const IntTensor& tgt, const Tensor& src_padding,
                             const Tensor& tgt_padding) {
-  Tensor memory = encode(src, src_padding);               // (B, S, C)
+  Tensor memory = encode(src, src_padding);              // (B, S, C)
   return decode(tgt, memory, src_padding, tgt_padding);  // (B, T, V)
 }
 
-IntTensor Transformer::greedy_decode(const IntTensor& src, const Tensor& src_padding, int32_t bos,
-                                     int32_t eos, int64_t max_len) {
+IntTensor Transformer::greedy_decode(const IntTensor& src, const Tensor& src_padding, int32_t bos, int32_t eos,
+                                     int64_t max_len) {
   NoGradGuard no_grad;
   if (src.shape.size() != 2) throw ShapeError("greedy_decode: src must be (B, S)");
   const int64_t B = src.shape[0], V = config_.tgt_vocab_size;
@@ -171,7 +171,8 @@ IntTensor Transformer::greedy_decode(const IntTensor& src, const Tensor& src_pad
   }
   const int64_t L = static_cast<int64_t>(out[0].size());
   IntTensor result({B, L}, std::vector<int32_t>(static_cast<size_t>(B * L)));
-  for (int64_t b = 0; b < B; ++b) std::copy(out[static_cast<size_t>(b)].begin(), out[static_cast<size_t>(b)].end(), result.data.begin() + b * L);
+  for (int64_t b = 0; b < B; ++b)
+    std::copy(out[static_cast<size_t>(b)].begin(), out[static_cast<size_t>(b)].end(), result.data.begin() + b * L);
   return result;
 }
 

@@ -23,24 +23,24 @@ namespace sf {
 struct TransformerConfig {
   int64_t src_vocab_size = 1000;
   int64_t tgt_vocab_size = 1000;
-  int64_t max_len = 256;             // the longest source or target sequence
+  int64_t max_len = 256;  // the longest source or target sequence
   int64_t n_encoder_layers = 6;
   int64_t n_decoder_layers = 6;
   int64_t n_head = 8;
   int64_t d_model = 512;
-  int64_t d_ff = 2048;               // 0 means 4 * d_model
+  int64_t d_ff = 2048;  // 0 means 4 * d_model
   double dropout = 0.1;
   bool bias = true;
-  bool shared_embeddings = false;    // src and tgt use one table (needs equal vocab sizes)
-  bool tied_head = false;            // generator.weight is tgt_embed.weight
-  bool scale_embeddings = true;      // multiply embeddings by sqrt(d_model), as the paper
+  bool shared_embeddings = false;           // src and tgt use one table (needs equal vocab sizes)
+  bool tied_head = false;                   // generator.weight is tgt_embed.weight
+  bool scale_embeddings = true;             // multiply embeddings by sqrt(d_model), as the paper
   std::string pos_encoding = "sinusoidal";  // sinusoidal | learned | rope | alibi | none
   std::string norm = "pre";                 // pre | post
   std::string activation = "relu";          // relu | gelu | gelu_tanh
   std::string init = "xavier";              // xavier | gpt2
-  int64_t window = 0;                // > 0: sliding-window self-attention of this width
-  std::string attention = "auto";    // the attention kernel: stored | tiled | auto (autograd/attention.h)
-  int64_t n_kv_head = 0;             // key/value heads of self-attention; 0 means n_head (GQA / MQA)
+  int64_t window = 0;                       // > 0: sliding-window self-attention of this width
+  std::string attention = "auto";           // the attention kernel: stored | tiled | auto (autograd/attention.h)
+  int64_t n_kv_head = 0;                    // key/value heads of self-attention; 0 means n_head (GQA / MQA)
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;
@@ -72,8 +72,7 @@ class Transformer : public Module {
                 const Tensor& tgt_padding = Tensor(), TransformerCache* cache = nullptr);
   // Greedy decoding with the KV cache: starts every row with bos, stops after max_len tokens or
   // when every row has produced eos. Returns (B, L) including bos.
-  IntTensor greedy_decode(const IntTensor& src, const Tensor& src_padding, int32_t bos, int32_t eos,
-                          int64_t max_len);
+  IntTensor greedy_decode(const IntTensor& src, const Tensor& src_padding, int32_t bos, int32_t eos, int64_t max_len);
   // 1.0 where ids == pad_id, else 0: a (B, T) key-padding mask.
   static Tensor padding_mask(const IntTensor& ids, int32_t pad_id);
 
@@ -92,15 +91,15 @@ class Transformer : public Module {
 
  public:
   Embedding src_embed;
-  std::optional<Embedding> tgt_embed_own;  // absent when shared
-  Embedding* tgt_embed;                    // src_embed or tgt_embed_own
+  std::optional<Embedding> tgt_embed_own;     // absent when shared
+  Embedding* tgt_embed;                       // src_embed or tgt_embed_own
   std::optional<Embedding> src_pos, tgt_pos;  // learned positions only
   Dropout drop;
   ModuleDict encoder, decoder;
   ModuleList<EncoderBlock> encoder_layers;
   ModuleList<DecoderBlock> decoder_layers;
   std::optional<LayerNorm> encoder_ln_f, decoder_ln_f;  // Pre-LN only
-  std::optional<Linear> generator;                     // (V, C)
+  std::optional<Linear> generator;                      // (V, C)
 };
 
 }  // namespace sf

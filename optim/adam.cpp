@@ -34,11 +34,11 @@ struct AdamScalars {
   float step_size, bias_correction2_sqrt, l2, shrink;
 };
 
-static void adam_kernel(float* __restrict p, const float* __restrict g, float* __restrict m,
-                        float* __restrict v, int64_t begin, int64_t end, const AdamScalars s) {
+static void adam_kernel(float* __restrict p, const float* __restrict g, float* __restrict m, float* __restrict v,
+                        int64_t begin, int64_t end, const AdamScalars s) {
   for (int64_t i = begin; i < end; ++i) {
-    const float pi = p[i] * s.shrink;               // AdamW decay (shrink 1: none)
-    const float gi = std::fma(s.l2, pi, g[i]);      // Adam's L2 term (l2 0: none)
+    const float pi = p[i] * s.shrink;           // AdamW decay (shrink 1: none)
+    const float gi = std::fma(s.l2, pi, g[i]);  // Adam's L2 term (l2 0: none)
     const float mi = std::fma(s.one_minus_beta1, gi, s.beta1 * m[i]);
     const float vi = std::fma(s.one_minus_beta2 * gi, gi, s.beta2 * v[i]);
     const float denom = std::sqrt(vi) / s.bias_correction2_sqrt + s.eps;
@@ -63,9 +63,8 @@ void Adam::update(const std::vector<Run>& runs) {
     s.l2 = (!decoupled_ && r.decay) ? static_cast<float>(options_.weight_decay) : 0.0f;
     s.shrink = (decoupled_ && r.decay) ? static_cast<float>(1 - lr_ * options_.weight_decay) : 1.0f;
     // Split over the threads: the same bits for any split.
-    parallel_for(r.n, kElementGrain, [&](int64_t begin, int64_t end) {
-      adam_kernel(r.p, r.g, r.buf[0], r.buf[1], begin, end, s);
-    });
+    parallel_for(r.n, kElementGrain,
+                 [&](int64_t begin, int64_t end) { adam_kernel(r.p, r.g, r.buf[0], r.buf[1], begin, end, s); });
   }
 }
 

@@ -29,8 +29,7 @@ double grad_norm(const NamedParameters& params) {
 
 double clip_grad_norm(const NamedParameters& params, double max_norm) {
   if (!(max_norm > 0) || !std::isfinite(max_norm))
-    throw ConfigError("clip_grad_norm: max_norm must be a finite number > 0, got " +
-                      std::to_string(max_norm));
+    throw ConfigError("clip_grad_norm: max_norm must be a finite number > 0, got " + std::to_string(max_norm));
   const double norm = grad_norm(params);
   // The coefficient in float32 like torch's (its norm is a float32 tensor).
   const float coef = static_cast<float>(max_norm) / (static_cast<float>(norm) + 1e-6f);
@@ -50,8 +49,7 @@ double clip_grad_norm(const NamedParameters& params, double max_norm) {
 
 void clip_grad_value(const NamedParameters& params, double clip_value) {
   if (!(clip_value > 0) || !std::isfinite(clip_value))
-    throw ConfigError("clip_grad_value: clip_value must be a finite number > 0, got " +
-                      std::to_string(clip_value));
+    throw ConfigError("clip_grad_value: clip_value must be a finite number > 0, got " + std::to_string(clip_value));
   for (const auto& [name, p] : params) {
     Tensor g = p.grad();
     if (!g.defined()) continue;

@@ -48,7 +48,7 @@ class GradScaler {
   explicit GradScaler(const GradScalerOptions& options = {});
 
   bool enabled() const { return options_.enabled; }
-  double scale() const { return enabled() ? scale_ : 1.0; }  // the current S
+  double scale() const { return enabled() ? scale_ : 1.0; }   // the current S
   int64_t growth_tracker() const { return growth_tracker_; }  // finite steps since the last change
 
   // loss * S (differentiable); the loss itself when disabled.
@@ -70,9 +70,9 @@ class GradScaler {
 
  private:
   GradScalerOptions options_;
-  float scale_;                  // float32 like torch's scale tensor
+  float scale_;  // float32 like torch's scale tensor
   int64_t growth_tracker_ = 0;
-  bool unscaled_ = false;        // unscale() ran since the last update()
+  bool unscaled_ = false;  // unscale() ran since the last update()
   UnscaleStats stats_;
 };
 

@@ -36,10 +36,10 @@ namespace sf {
 
 // What happened in one iteration, for the metrics log.
 struct StepStats {
-  double loss_scale = 1;         // S used for this iteration's backward
-  bool overflow = false;         // some gradient element was Inf/NaN
-  bool skipped = false;          // the optimizer step was skipped (overflow with scaling on)
-  double underflow_fraction = 0; // zero gradient elements / gradient elements
+  double loss_scale = 1;          // S used for this iteration's backward
+  bool overflow = false;          // some gradient element was Inf/NaN
+  bool skipped = false;           // the optimizer step was skipped (overflow with scaling on)
+  double underflow_fraction = 0;  // zero gradient elements / gradient elements
   int64_t grad_elements = 0;
   int64_t zero_elements = 0;
   int64_t nonfinite_elements = 0;

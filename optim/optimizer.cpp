@@ -24,8 +24,7 @@ Optimizer::Optimizer(NamedParameters params, double lr) : params_(std::move(para
     if (p.dtype() != DType::f32)
       throw ShapeError("optimizer: parameter '" + name + "' is " + dtype_name(p.dtype()) +
                        ", optimizers update float32 parameters");
-    if (!names.insert(name).second)
-      throw Error("optimizer: two parameters are named '" + name + "'");
+    if (!names.insert(name).second) throw Error("optimizer: two parameters are named '" + name + "'");
     if (!seen.insert(p.impl()).second)
       throw Error("optimizer: parameter '" + name + "' is listed twice (tied weights appear once)");
   }
@@ -35,8 +34,7 @@ Optimizer::Optimizer(NamedParameters params, double lr) : params_(std::move(para
 
 void Optimizer::set_lr(double lr) {
   if (!std::isfinite(lr) || lr < 0)
-    throw ConfigError("optimizer: learning rate must be a finite number >= 0, got " +
-                      std::to_string(lr));
+    throw ConfigError("optimizer: learning rate must be a finite number >= 0, got " + std::to_string(lr));
   lr_ = lr;
 }
 
@@ -71,15 +69,12 @@ std::vector<Optimizer::Run> Optimizer::make_runs() {
     Tensor& p = params_[i].second;
     Tensor g = p.grad();
     if (!g.defined()) continue;
-    Run r{p.data<float>(), g.data<float>(), {nullptr, nullptr}, p.numel(), decay_[i],
-          ++param_steps_[i]};
+    Run r{p.data<float>(), g.data<float>(), {nullptr, nullptr}, p.numel(), decay_[i], ++param_steps_[i]};
     for (size_t k = 0; k < buffers_.size() && k < 2; ++k) r.buf[k] = buffers_[k][i].data<float>();
     if (!runs.empty()) {
       Run& last = runs.back();
-      bool follows = last.p + last.n == r.p && last.g + last.n == r.g && last.decay == r.decay &&
-                     last.step == r.step;
-      for (size_t k = 0; k < buffers_.size() && k < 2; ++k)
-        follows = follows && last.buf[k] + last.n == r.buf[k];
+      bool follows = last.p + last.n == r.p && last.g + last.n == r.g && last.decay == r.decay && last.step == r.step;
+      for (size_t k = 0; k < buffers_.size() && k < 2; ++k) follows = follows && last.buf[k] + last.n == r.buf[k];
       if (follows) {
         last.n += r.n;
         continue;
@@ -119,14 +114,13 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
   const std::string where = "optimizer state: ";
   const nlohmann::json& s = state.scalars;
   auto need = [&](const char* key) -> const nlohmann::json& {
-    if (!s.is_object() || !s.contains(key))
-      throw CheckpointError(where + "missing scalar '" + key + "'");
+    if (!s.is_object() || !s.contains(key)) throw CheckpointError(where + "missing scalar '" + key + "'");
     return s.at(key);
   };
   const nlohmann::json& kind = need("optimizer");
   if (!kind.is_string() || kind.get<std::string>() != name())
-    throw CheckpointError(where + "the checkpoint holds '" + kind.dump() +
-                          "' state but the optimizer is '" + name() + "'");
+    throw CheckpointError(where + "the checkpoint holds '" + kind.dump() + "' state but the optimizer is '" + name() +
+                          "'");
   const nlohmann::json& step = need("step");
   if (!step.is_number_integer() || step.get<int64_t>() < 0)
     throw CheckpointError(where + "'step' must be an integer >= 0, got " + step.dump());
@@ -151,10 +145,10 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
       const Tensor& src = *it->second;
       const Tensor& dst = buffers_[k][i];
       if (!src.defined() || src.shape() != dst.shape() || src.dtype() != DType::f32)
-        throw CheckpointError(where + "tensor '" + tname + "' is " +
-                              (src.defined() ? shape_str(src.shape()) + " " + dtype_name(src.dtype())
-                                             : std::string("undefined")) +
-                              ", expected " + shape_str(dst.shape()) + " float32");
+        throw CheckpointError(
+            where + "tensor '" + tname + "' is " +
+            (src.defined() ? shape_str(src.shape()) + " " + dtype_name(src.dtype()) : std::string("undefined")) +
+            ", expected " + shape_str(dst.shape()) + " float32");
       copies.emplace_back(&src, dst);
       given.erase(it);
     }

@@ -41,8 +41,8 @@ struct DecayRule {
   std::vector<std::string> exclude = {"wte", "wpe", "embed", "tok_emb", "pos_emb", "src_pos", "tgt_pos"};
 
   bool applies(const std::string& name, const Tensor& param) const;
-  static DecayRule all_matrices() { return {2, {}}; }   // nanoGPT: every param with dim >= 2
-  static DecayRule everything() { return {0, {}}; }     // like torch's single param group
+  static DecayRule all_matrices() { return {2, {}}; }  // nanoGPT: every param with dim >= 2
+  static DecayRule everything() { return {0, {}}; }    // like torch's single param group
 };
 
 class Optimizer {
@@ -59,7 +59,7 @@ class Optimizer {
 
   virtual const char* name() const = 0;  // "sgd", "adam", "adamw"
   double lr() const { return lr_; }
-  void set_lr(double lr);                // the schedule calls this before each step
+  void set_lr(double lr);                       // the schedule calls this before each step
   int64_t step_count() const { return step_; }  // updates done so far (skipped steps excluded)
   const NamedParameters& params() const { return params_; }
   // The state buffer `kind` ("exp_avg", ...) of parameter i (a view into one contiguous block).
@@ -78,8 +78,8 @@ class Optimizer {
     const float* g;
     float* buf[2];  // state buffers in the order of buffer_kinds_ (unused slots null)
     int64_t n;
-    bool decay;     // weight decay applies
-    int64_t step;   // this parameter's update count, including the current one (1 on first)
+    bool decay;    // weight decay applies
+    int64_t step;  // this parameter's update count, including the current one (1 on first)
   };
   // Allocates one zero-filled float32 block per kind, with a view per parameter.
   void add_buffers(const std::vector<std::string>& kinds);

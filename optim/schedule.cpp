@@ -19,11 +19,9 @@ const char* schedule_name(ScheduleKind kind) {
 }
 
 ScheduleKind parse_schedule_kind(const std::string& name) {
-  for (ScheduleKind k : {ScheduleKind::constant, ScheduleKind::cosine, ScheduleKind::linear,
-                         ScheduleKind::noam})
+  for (ScheduleKind k : {ScheduleKind::constant, ScheduleKind::cosine, ScheduleKind::linear, ScheduleKind::noam})
     if (name == schedule_name(k)) return k;
-  throw ConfigError("schedule: unknown kind '" + name +
-                    "' (valid: constant, cosine, linear, noam)");
+  throw ConfigError("schedule: unknown kind '" + name + "' (valid: constant, cosine, linear, noam)");
 }
 
 void validate(const ScheduleOptions& o) {
@@ -52,10 +50,9 @@ double lr_at(const ScheduleOptions& o, int64_t step) {
   }
   if (step < o.warmup_steps) return o.lr * static_cast<double>(step + 1) / (W + 1);
   if (o.kind == ScheduleKind::constant) return o.lr;
-  const double q = std::min(1.0, static_cast<double>(step - o.warmup_steps) /
-                                     static_cast<double>(o.decay_steps - o.warmup_steps));
-  if (o.kind == ScheduleKind::cosine)
-    return o.min_lr + (o.lr - o.min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * q));
+  const double q =
+      std::min(1.0, static_cast<double>(step - o.warmup_steps) / static_cast<double>(o.decay_steps - o.warmup_steps));
+  if (o.kind == ScheduleKind::cosine) return o.min_lr + (o.lr - o.min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * q));
   return o.lr + (o.min_lr - o.lr) * q;  // linear
 }
 

@@ -22,17 +22,17 @@
 namespace sf {
 
 enum class ScheduleKind { constant, cosine, linear, noam };
-const char* schedule_name(ScheduleKind kind);             // "constant", "cosine", "linear", "noam"
+const char* schedule_name(ScheduleKind kind);  // "constant", "cosine", "linear", "noam"
 // Parses a name; throws ConfigError listing the valid names.
 ScheduleKind parse_schedule_kind(const std::string& name);
 
 struct ScheduleOptions {
   ScheduleKind kind = ScheduleKind::constant;
-  double lr = 1e-3;           // peak (or constant) rate; the factor for noam
-  double min_lr = 0.0;        // floor reached by cosine / linear at decay_steps
-  int64_t warmup_steps = 0;   // W
-  int64_t decay_steps = 0;    // S: cosine / linear only, must be > W
-  int64_t d_model = 512;      // noam only
+  double lr = 1e-3;          // peak (or constant) rate; the factor for noam
+  double min_lr = 0.0;       // floor reached by cosine / linear at decay_steps
+  int64_t warmup_steps = 0;  // W
+  int64_t decay_steps = 0;   // S: cosine / linear only, must be > W
+  int64_t d_model = 512;     // noam only
 };
 
 // Throws ConfigError naming the field when the options are impossible (lr <= 0, min_lr > lr,

@@ -12,8 +12,7 @@ SGD::SGD(NamedParameters params, const SGDOptions& options)
     throw ConfigError("sgd: momentum must be >= 0, got " + std::to_string(options.momentum));
   if (!finite_nonneg(options.weight_decay))
     throw ConfigError("sgd: weight_decay must be >= 0, got " + std::to_string(options.weight_decay));
-  if (!std::isfinite(options.dampening))
-    throw ConfigError("sgd: dampening must be a finite number");
+  if (!std::isfinite(options.dampening)) throw ConfigError("sgd: dampening must be a finite number");
   if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
     throw ConfigError("sgd: nesterov needs momentum > 0 and dampening 0");
   if (options.momentum != 0) add_buffers({"momentum_buffer"});

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
-# Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser]
+# Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser] [--with-format]
 #   --with-torch adds python3-torch for parity scripts/benchmarks; --with-fuzz clang and libFuzzer
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
-#   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless.
+#   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless;
+#   --with-format clang-format, for the test that the tree is formatted (scripts/format.sh).
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
 # fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
 # libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
@@ -20,7 +21,8 @@ for arg in "$@"; do
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --with-valgrind) packages+=(valgrind) ;;
     --with-browser) packages+=(chromium) ;;
-    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser)" >&2; exit 2 ;;
+    --with-format) packages+=(clang-format) ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser, --with-format)" >&2; exit 2 ;;
   esac
 done
 

@@ -33,8 +33,8 @@ void score_tile(const TiledAttention<Tp>& a, bool small, int64_t b, int64_t h, i
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const Tp* qi = a.q + a.lq.at(b, h) + r0 * a.lq.ld;  // (rows, D)
   const Tp* kj = a.k + a.lk.at(b, h) + c0 * a.lk.ld;  // (cols, D)
-  head_gemm_bt(small, r1 - r0, c1 - c0, a.D, a.scale, qi, a.lq.ld, kj, a.lk.ld, small ? kt + c0 : nullptr, a.S,
-               Tp(0), s, kKeyTile);
+  head_gemm_bt(small, r1 - r0, c1 - c0, a.D, a.scale, qi, a.lq.ld, kj, a.lk.ld, small ? kt + c0 : nullptr, a.S, Tp(0),
+               s, kKeyTile);
   const auto& bs = a.bias_strides;
   for (int64_t t = r0; t < r1; ++t) {
     Tp* row = s + (t - r0) * kKeyTile - c0;  // row[c] for c in [c0, c1)
@@ -85,13 +85,13 @@ void tiled_attention_forward(const TiledAttention<Tp>& a, Tp* out, Tp* lse) {
             std::fill(row, row + cols, Tp(0));
             continue;
           }
-          const Tp rescale = std::exp(m[r] - m_new);  // 0 when m was -inf (O and l are 0 then)
+          const Tp rescale = std::exp(m[r] - m_new);                         // 0 when m was -inf (O and l are 0 then)
           l[r] = rescale * l[r] + simd::exp_shifted(row, row, cols, m_new);  // row becomes P_ij
           if (rescale != Tp(1)) simd::scale(o + r * a.lo.ld, D, rescale);
           m[r] = m_new;
         }
-        head_gemm(small, false, rows, D, cols, Tp(1), s.data(), kKeyTile, a.v + a.lv.at(b, h) + c0 * a.lv.ld,
-                  a.lv.ld, Tp(1), o, a.lo.ld);  // O_i += P_ij V_j
+        head_gemm(small, false, rows, D, cols, Tp(1), s.data(), kKeyTile, a.v + a.lv.at(b, h) + c0 * a.lv.ld, a.lv.ld,
+                  Tp(1), o, a.lo.ld);  // O_i += P_ij V_j
       }
       for (int64_t r = 0; r < rows; ++r) {  // normalise; a row that saw no key keeps O = 0
         Tp& row_lse = lse[bh * T + r0 + r];
@@ -107,15 +107,15 @@ void tiled_attention_forward(const TiledAttention<Tp>& a, Tp* out, Tp* lse) {
 }
 
 template <class Tp>
-void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const Tp* lse, const Tp* dout, Tp* dq,
-                              Tp* dk, Tp* dv) {
+void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const Tp* lse, const Tp* dout, Tp* dq, Tp* dk,
+                              Tp* dv) {
   const int64_t T = a.T, S = a.S, D = a.D, tiles = query_tile_count(T);
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const bool small = use_small_gemm(D);
   parallel_for(a.B * a.H, 1, [&](int64_t bh0, int64_t bh1) {
-    std::vector<Tp> p(static_cast<size_t>(kQueryTile * kKeyTile));   // P_ij
-    std::vector<Tp> ds(static_cast<size_t>(kQueryTile * kKeyTile));  // dP_ij, then dS_ij
-    std::vector<Tp> delta(static_cast<size_t>(T));                  // rowsum(dO * O)
+    std::vector<Tp> p(static_cast<size_t>(kQueryTile * kKeyTile));              // P_ij
+    std::vector<Tp> ds(static_cast<size_t>(kQueryTile * kKeyTile));             // dP_ij, then dS_ij
+    std::vector<Tp> delta(static_cast<size_t>(T));                              // rowsum(dO * O)
     std::vector<Tp> kt(small ? static_cast<size_t>(D * S) : 0), vt(kt.size());  // K^T, V^T (D, S)
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / a.H, h = bh % a.H;
@@ -139,7 +139,7 @@ void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const 
         for (int64_t i = 0; i < tiles; ++i) {
           const int64_t r0 = i * kQueryTile, r1 = std::min(T, r0 + kQueryTile), rows = r1 - r0;
           const auto [first, end] = tile_keys(*a.mask, r0, r1, T, S);
-          if (c0 >= end || c1 <= first) continue;  // no row of this tile sees these keys
+          if (c0 >= end || c1 <= first) continue;                           // no row of this tile sees these keys
           score_tile(a, small, b, h, r0, r1, c0, c1, kt.data(), p.data());  // S_ij
           for (int64_t r = 0; r < rows; ++r) {                              // P_ij = exp(S_ij - LSE_i)
             Tp* row = p.data() + r * kKeyTile;
@@ -167,10 +167,9 @@ void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const 
   });
 }
 
-#define SF_TILED_ATTENTION(Tp)                                                                         \
-  template void tiled_attention_forward<Tp>(const TiledAttention<Tp>&, Tp*, Tp*);                      \
-  template void tiled_attention_backward<Tp>(const TiledAttention<Tp>&, const Tp*, const Tp*, const Tp*, \
-                                             Tp*, Tp*, Tp*);
+#define SF_TILED_ATTENTION(Tp)                                                    \
+  template void tiled_attention_forward<Tp>(const TiledAttention<Tp>&, Tp*, Tp*); \
+  template void tiled_attention_backward<Tp>(const TiledAttention<Tp>&, const Tp*, const Tp*, const Tp*, Tp*, Tp*, Tp*);
 SF_TILED_ATTENTION(float)
 SF_TILED_ATTENTION(double)
 #undef SF_TILED_ATTENTION

@@ -62,7 +62,7 @@ void tiled_attention_forward(const TiledAttention<Tp>& a, Tp* out, Tp* lse);
 // Writes dq, dk, dv (layouts a.lq, a.lk, a.lv; never accumulates) from dout (layout a.lo), the
 // forward's out and lse.
 template <class Tp>
-void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const Tp* lse, const Tp* dout, Tp* dq,
-                              Tp* dk, Tp* dv);
+void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const Tp* lse, const Tp* dout, Tp* dq, Tp* dk,
+                              Tp* dv);
 
 }  // namespace sf::kernels

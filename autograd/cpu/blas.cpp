@@ -26,20 +26,20 @@ static void clear_if_beta_zero(T& beta, int64_t M, int64_t N, T* C, int64_t ldc)
   beta = T(1);
 }
 
-void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-          const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+          int64_t ldb, float beta, float* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   clear_if_beta_zero(beta, M, N, C, ldc);
-  cblas_sgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
-              beta, C, ld(ldc));
+  cblas_sgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb), beta, C,
+              ld(ldc));
 }
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
           const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
   if (M == 0 || N == 0) return;
   clear_if_beta_zero(beta, M, N, C, ldc);
-  cblas_dgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb),
-              beta, C, ld(ldc));
+  cblas_dgemm(CblasRowMajor, flag(ta), flag(tb), int(M), int(N), int(K), alpha, A, ld(lda), B, ld(ldb), beta, C,
+              ld(ldc));
 }
 
 // How a gemm is cut: into blocks of C's rows (or columns) whose size depends only on the shape,
@@ -54,8 +54,8 @@ static int64_t block_size(int64_t extent) {
 }
 
 template <class T>
-void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
-                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+                   int64_t ldb, T beta, T* C, int64_t ldc) {
   constexpr double kMinFlops = 1 << 20;  // below this a split costs more than it saves
   if (2.0 * double(M) * double(N) * double(K) < kMinFlops) {
     gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
@@ -80,8 +80,8 @@ void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, c
   }
 }
 
-template void gemm_parallel<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t,
-                                   const float*, int64_t, float, float*, int64_t);
+template void gemm_parallel<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                                   int64_t, float, float*, int64_t);
 template void gemm_parallel<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
                                     const double*, int64_t, double, double*, int64_t);
 

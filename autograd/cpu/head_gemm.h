@@ -31,22 +31,18 @@ inline bool use_small_gemm(int64_t D) { return D <= kSmallHeadMaxD; }
 
 // C (M, N) = alpha op(A) B + beta C, op(A) = A^T when ta; on small_gemm when small, else BLAS.
 template <class Tp>
-void head_gemm(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda,
-               const Tp* B, int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
-  if (small)
-    small_gemm(M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, beta, C, ldc);
-  else
-    blas::gemm(ta, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+void head_gemm(bool small, bool ta, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
+               int64_t ldb, Tp beta, Tp* C, int64_t ldc) {
+  if (small) small_gemm(M, N, K, alpha, A, ta ? 1 : lda, ta ? lda : 1, B, ldb, beta, C, ldc);
+  else blas::gemm(ta, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // C (M, N) = alpha A B^T + beta C with B (N, K); small_gemm reads Bt = B^T, (K, N) with rows ldbt apart.
 template <class Tp>
 void head_gemm_bt(bool small, int64_t M, int64_t N, int64_t K, Tp alpha, const Tp* A, int64_t lda, const Tp* B,
                   int64_t ldb, const Tp* Bt, int64_t ldbt, Tp beta, Tp* C, int64_t ldc) {
-  if (small)
-    small_gemm(M, N, K, alpha, A, lda, int64_t(1), Bt, ldbt, beta, C, ldc);
-  else
-    blas::gemm(false, true, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (small) small_gemm(M, N, K, alpha, A, lda, int64_t(1), Bt, ldbt, beta, C, ldc);
+  else blas::gemm(false, true, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 }  // namespace sf::kernels

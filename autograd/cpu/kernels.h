@@ -48,8 +48,7 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 // f(row, off_a, off_b), where off_a / off_b are the element offsets of that row's start in two
 // operands with strides sa / sb over `shape` (stride 0 = broadcast along that axis).
 template <class F>
-void for_each_row(const Shape& shape, const std::vector<int64_t>& sa,
-                  const std::vector<int64_t>& sb, F f) {
+void for_each_row(const Shape& shape, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F f) {
   size_t rank = shape.size();
   int64_t n = rank ? shape[rank - 1] : 1;
   int64_t total = shape_numel(shape);

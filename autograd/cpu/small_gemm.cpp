@@ -50,8 +50,8 @@ inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const
 
 // The same for one column j, scalar (the ragged tail of N).
 template <int R, class T>
-inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta,
-                        T* C, int64_t ldc) {
+inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta, T* C,
+                        int64_t ldc) {
   T acc[R] = {};
   for (int64_t k = 0; k < K; ++k) {
     const T bk = B[k * ldb];
@@ -77,8 +77,8 @@ void row_panel(int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t c
 }  // namespace
 
 template <class T>
-void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
-                int64_t ldb, T beta, T* C, int64_t ldc) {
+void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
+                T beta, T* C, int64_t ldc) {
   int64_t m = 0;
   for (; m + kTileRows <= M; m += kTileRows)
     row_panel<kTileRows>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc);
@@ -95,8 +95,8 @@ void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs
 }
 
 template <class T>
-void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa,
-                          const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                          int64_t ldb, T beta, T* C, int64_t ldc) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       T sum = 0;
@@ -116,11 +116,11 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
   }
 }
 
-#define SF_SMALL_GEMM(T)                                                                                         \
-  template void small_gemm<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, T*, \
-                              int64_t);                                                                          \
-  template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*,      \
-                                        int64_t, T, T*, int64_t);                                                \
+#define SF_SMALL_GEMM(T)                                                                                             \
+  template void small_gemm<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, T*,    \
+                              int64_t);                                                                              \
+  template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, \
+                                        T, T*, int64_t);                                                             \
   template void transpose_block<T>(int64_t, int64_t, const T*, int64_t, T*);
 SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)

@@ -14,13 +14,13 @@ namespace sf::kernels {
 
 // C = alpha op(A) B + beta C, register-tiled with xsimd (6 rows x 2 vectors of C at a time).
 template <class T>
-void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
-                int64_t ldb, T beta, T* C, int64_t ldc);
+void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
+                T beta, T* C, int64_t ldc);
 
 // The same product as a plain triple loop: the reference the tests compare small_gemm with.
 template <class T>
-void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa,
-                          const T* B, int64_t ldb, T beta, T* C, int64_t ldc);
+void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                          int64_t ldb, T beta, T* C, int64_t ldc);
 
 // dst (cols, rows), dense = the transpose of src (rows, cols) with rows ld apart.
 template <class T>

@@ -68,7 +68,7 @@ class Pool {
     error_ = nullptr;
     next_.store(0);
     done_.store(0);
-    generation_.fetch_add(1);  // even: open (sequentially consistent, like every atomic here) ...
+    generation_.fetch_add(1);    // even: open (sequentially consistent, like every atomic here) ...
     if (sleepers_.load() > 0) {  // ... before we look for sleeping workers
       std::lock_guard<std::mutex> lock(mutex_);
       wake_.notify_all();
@@ -168,7 +168,8 @@ void init_threads_from_env() {
   char* end = nullptr;
   long n = std::strtol(v, &end, 10);
   if (*end != '\0' || n < 0 || n > 1024)
-    throw ConfigError(std::string("SF_NUM_THREADS: expected a whole number from 0 (all cores) to 1024, got '") + v + "'");
+    throw ConfigError(std::string("SF_NUM_THREADS: expected a whole number from 0 (all cores) to 1024, got '") + v +
+                      "'");
   set_num_threads(static_cast<int>(n));
 }
 

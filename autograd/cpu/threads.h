@@ -35,9 +35,8 @@ constexpr int64_t kElementGrain = 1 << 14;
 // the array's own last few elements take the scalar path).
 inline void parallel_blocks(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   constexpr int64_t kBlock = 64;
-  parallel_for((n + kBlock - 1) / kBlock, kElementGrain / kBlock, [&](int64_t b0, int64_t b1) {
-    fn(b0 * kBlock, b1 * kBlock < n ? b1 * kBlock : n);
-  });
+  parallel_for((n + kBlock - 1) / kBlock, kElementGrain / kBlock,
+               [&](int64_t b0, int64_t b1) { fn(b0 * kBlock, b1 * kBlock < n ? b1 * kBlock : n); });
 }
 
 }  // namespace sf

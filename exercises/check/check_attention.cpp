@@ -19,36 +19,53 @@ static Tensor f64(const std::vector<double>& values, const Shape& shape) {
 
 // ---- 05 softmax forward ----
 void check_softmax_forward(Report& r) {
-  const char* hint = "y = e^(x - m) / sum_j e^(x_j - m) with m the row max (max(x, -1, keepdim)), sums over axis -1 with keepdim";
-  r.check("values on (3, 5)", [] {
-    Tensor x = random_f64({3, 5}, 21);
-    return compare(sf::softmax(x), softmax_forward(x));
-  }, hint);
-  r.check("values on (2, 3, 4): over the last axis only", [] {
-    Tensor x = random_f64({2, 3, 4}, 22);
-    return compare(sf::softmax(x), softmax_forward(x));
-  }, "reduce over the last axis (-1) with keepdim, so the row sums broadcast back over the row");
-  r.check("edge: large logits (1000, 1001, 1002) and (-1000, 0, 1000)", [] {
-    Tensor x = f64({1000, 1001, 1002, -1000, 0, 1000}, {2, 3});
-    return compare(sf::softmax(x), softmax_forward(x));
-  }, "e^1000 overflows to inf and inf/inf is nan: subtract the row max first, then the largest exponent is e^0 = 1");
-  r.check("edge: masked entries (-inf) get probability 0", [] {
-    Tensor x = f64({0.5, -inf, 1.5, -inf, -inf, 2.0}, {2, 3});
-    return compare(sf::softmax(x), softmax_forward(x));
-  }, "e^(-inf - m) is 0: a -inf score simply drops out, as long as the row max is finite");
-  r.check("edge: a row of one, shape (1, 1)", [] {
-    Tensor x = f64({3.0}, {1, 1});
-    return compare(sf::softmax(x), softmax_forward(x));
-  }, "a single score always gets probability 1");
+  const char* hint =
+      "y = e^(x - m) / sum_j e^(x_j - m) with m the row max (max(x, -1, keepdim)), sums over axis -1 with keepdim";
+  r.check(
+      "values on (3, 5)",
+      [] {
+        Tensor x = random_f64({3, 5}, 21);
+        return compare(sf::softmax(x), softmax_forward(x));
+      },
+      hint);
+  r.check(
+      "values on (2, 3, 4): over the last axis only",
+      [] {
+        Tensor x = random_f64({2, 3, 4}, 22);
+        return compare(sf::softmax(x), softmax_forward(x));
+      },
+      "reduce over the last axis (-1) with keepdim, so the row sums broadcast back over the row");
+  r.check(
+      "edge: large logits (1000, 1001, 1002) and (-1000, 0, 1000)",
+      [] {
+        Tensor x = f64({1000, 1001, 1002, -1000, 0, 1000}, {2, 3});
+        return compare(sf::softmax(x), softmax_forward(x));
+      },
+      "e^1000 overflows to inf and inf/inf is nan: subtract the row max first, then the largest exponent is e^0 = 1");
+  r.check(
+      "edge: masked entries (-inf) get probability 0",
+      [] {
+        Tensor x = f64({0.5, -inf, 1.5, -inf, -inf, 2.0}, {2, 3});
+        return compare(sf::softmax(x), softmax_forward(x));
+      },
+      "e^(-inf - m) is 0: a -inf score simply drops out, as long as the row max is finite");
+  r.check(
+      "edge: a row of one, shape (1, 1)",
+      [] {
+        Tensor x = f64({3.0}, {1, 1});
+        return compare(sf::softmax(x), softmax_forward(x));
+      },
+      "a single score always gets probability 1");
 }
 
 // ---- 06 softmax backward ----
 static Tensor softmax_op(const Tensor& x) {
-  return op_with_backward({x}, [](const std::vector<Tensor>& in) { return sf::softmax(in[0]); },
-                          [](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
-                            return std::vector<Tensor>{softmax_backward(y, dy)};
-                          },
-                          {"x"});
+  return op_with_backward(
+      {x}, [](const std::vector<Tensor>& in) { return sf::softmax(in[0]); },
+      [](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
+        return std::vector<Tensor>{softmax_backward(y, dy)};
+      },
+      {"x"});
 }
 
 // d softmax(x) . dy / dx by the framework's own backward.
@@ -62,36 +79,48 @@ void check_softmax_backward(Report& r) {
   const char* hint =
       "dx_i = y_i (dy_i - sum_j dy_j y_j): the Jacobian is diag(y) - y y^T; the sum is over the "
       "last axis with keepdim";
-  r.check("values on (3, 4) against the framework's backward", [] {
-    Tensor x = random_f64({3, 4}, 31), dy = random_f64({3, 4}, 32);
-    return compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
-  }, hint);
-  r.check("float64 gradient check on (2, 5)", [] {
-    Tensor x = random_f64({2, 5}, 33).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return softmax_op(in[0]); }, {x}, {"x"});
-  }, hint);
-  r.check("float64 gradient check on (2, 2, 3): over the last axis only", [] {
-    Tensor x = random_f64({2, 2, 3}, 34).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return softmax_op(in[0]); }, {x}, {"x"});
-  }, "sum over axis -1 with keepdim, so the sum broadcasts back over its row");
-  r.check("edge: masked entries (y = 0) and a row of one get zero gradient", [] {
-    Tensor x = f64({0.5, -inf, 1.5}, {1, 3}), dy = f64({1.0, 2.0, 3.0}, {1, 3});
-    std::string a = compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
-    if (!a.empty()) return "masked row: " + a;
-    Tensor x1 = f64({4.0}, {1, 1}), dy1 = f64({5.0}, {1, 1});
-    std::string b = compare(reference_softmax_grad(x1, dy1), softmax_backward(sf::softmax(x1), dy1));
-    return b.empty() ? b : "row of one: " + b;
-  }, "write dx from y only (y_i (dy_i - sum_j dy_j y_j)): y = 0 entries then get 0, never nan");
+  r.check(
+      "values on (3, 4) against the framework's backward",
+      [] {
+        Tensor x = random_f64({3, 4}, 31), dy = random_f64({3, 4}, 32);
+        return compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
+      },
+      hint);
+  r.check(
+      "float64 gradient check on (2, 5)",
+      [] {
+        Tensor x = random_f64({2, 5}, 33).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return softmax_op(in[0]); }, {x}, {"x"});
+      },
+      hint);
+  r.check(
+      "float64 gradient check on (2, 2, 3): over the last axis only",
+      [] {
+        Tensor x = random_f64({2, 2, 3}, 34).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return softmax_op(in[0]); }, {x}, {"x"});
+      },
+      "sum over axis -1 with keepdim, so the sum broadcasts back over its row");
+  r.check(
+      "edge: masked entries (y = 0) and a row of one get zero gradient",
+      [] {
+        Tensor x = f64({0.5, -inf, 1.5}, {1, 3}), dy = f64({1.0, 2.0, 3.0}, {1, 3});
+        std::string a = compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
+        if (!a.empty()) return "masked row: " + a;
+        Tensor x1 = f64({4.0}, {1, 1}), dy1 = f64({5.0}, {1, 1});
+        std::string b = compare(reference_softmax_grad(x1, dy1), softmax_backward(sf::softmax(x1), dy1));
+        return b.empty() ? b : "row of one: " + b;
+      },
+      "write dx from y only (y_i (dy_i - sum_j dy_j y_j)): y = 0 entries then get 0, never nan");
 }
 
 // ---- 07 cross-entropy ----
 static Tensor cross_entropy_op(const Tensor& logits, const IntTensor& targets) {
-  return op_with_backward({logits},
-                          [targets](const std::vector<Tensor>& in) { return sf::cross_entropy(in[0], targets); },
-                          [targets](const std::vector<Tensor>& in, const Tensor&, const Tensor& dloss) {
-                            return std::vector<Tensor>{cross_entropy_backward(in[0], targets, dloss)};
-                          },
-                          {"logits"});
+  return op_with_backward(
+      {logits}, [targets](const std::vector<Tensor>& in) { return sf::cross_entropy(in[0], targets); },
+      [targets](const std::vector<Tensor>& in, const Tensor&, const Tensor& dloss) {
+        return std::vector<Tensor>{cross_entropy_backward(in[0], targets, dloss)};
+      },
+      {"logits"});
 }
 
 void check_cross_entropy(Report& r) {
@@ -100,40 +129,55 @@ void check_cross_entropy(Report& r) {
       "log_softmax(x)[row, target[row]]";
   const char* bwd_hint = "d loss / d logits = (softmax(logits) - onehot(targets)) / N, times dloss";
   IntTensor targets({4}, {1, 0, 4, 1});
-  r.check("forward values: logits (4, 5)", [targets] {
-    Tensor logits = random_f64({4, 5}, 41);
-    return compare(sf::cross_entropy(logits, targets), cross_entropy_forward(logits, targets));
-  }, fwd_hint);
-  r.check("backward values against the framework's backward", [targets] {
-    Tensor logits = random_f64({4, 5}, 42).requires_grad_();
-    sf::cross_entropy(logits, targets).backward();
-    Tensor dloss = Tensor::scalar(1.0, DType::f64);
-    return compare(logits.grad(), cross_entropy_backward(logits.detach(), targets, dloss));
-  }, bwd_hint);
-  r.check("float64 gradient check", [targets] {
-    Tensor logits = random_f64({4, 5}, 43).requires_grad_();
-    return gradient_check([targets](const std::vector<Tensor>& in) { return cross_entropy_op(in[0], targets); },
-                          {logits}, {"logits"});
-  }, "scale by dloss (a scalar tensor: dloss.item()) as well as by 1/N");
-  r.check("edge: large logits (1000, 1001, 1002) and (-1000, 0, 1000)", [] {
-    IntTensor t({2}, {2, 0});
-    Tensor logits = f64({1000, 1001, 1002, -1000, 0, 1000}, {2, 3});
-    std::string a = compare(sf::cross_entropy(logits, t), cross_entropy_forward(logits, t), 1e-9, 1e-9);
-    if (!a.empty()) return "forward " + a;
-    Tensor x = logits.clone().requires_grad_();
-    sf::cross_entropy(x, t).backward();
-    std::string b = compare(x.grad(), cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)));
-    return b.empty() ? b : "backward " + b;
-  }, "log(softmax) computed as a log of a division underflows to log(0) = -inf: use log-sum-exp with the max subtracted");
-  r.check("edge: one row, one class (loss 0, gradient 0)", [] {
-    IntTensor t({1}, {0});
-    Tensor logits = f64({2.5}, {1, 1});
-    std::string a = compare(0.0, cross_entropy_forward(logits, t).item(), 1e-12, 0);
-    if (!a.empty()) return "forward " + a;
-    std::string b = compare(Tensor::zeros({1, 1}, DType::f64),
-                            cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)), 1e-12, 0);
-    return b.empty() ? b : "backward " + b;
-  }, "with one class the probability is 1, so -log 1 = 0 and softmax - onehot = 0");
+  r.check(
+      "forward values: logits (4, 5)",
+      [targets] {
+        Tensor logits = random_f64({4, 5}, 41);
+        return compare(sf::cross_entropy(logits, targets), cross_entropy_forward(logits, targets));
+      },
+      fwd_hint);
+  r.check(
+      "backward values against the framework's backward",
+      [targets] {
+        Tensor logits = random_f64({4, 5}, 42).requires_grad_();
+        sf::cross_entropy(logits, targets).backward();
+        Tensor dloss = Tensor::scalar(1.0, DType::f64);
+        return compare(logits.grad(), cross_entropy_backward(logits.detach(), targets, dloss));
+      },
+      bwd_hint);
+  r.check(
+      "float64 gradient check",
+      [targets] {
+        Tensor logits = random_f64({4, 5}, 43).requires_grad_();
+        return gradient_check([targets](const std::vector<Tensor>& in) { return cross_entropy_op(in[0], targets); },
+                              {logits}, {"logits"});
+      },
+      "scale by dloss (a scalar tensor: dloss.item()) as well as by 1/N");
+  r.check(
+      "edge: large logits (1000, 1001, 1002) and (-1000, 0, 1000)",
+      [] {
+        IntTensor t({2}, {2, 0});
+        Tensor logits = f64({1000, 1001, 1002, -1000, 0, 1000}, {2, 3});
+        std::string a = compare(sf::cross_entropy(logits, t), cross_entropy_forward(logits, t), 1e-9, 1e-9);
+        if (!a.empty()) return "forward " + a;
+        Tensor x = logits.clone().requires_grad_();
+        sf::cross_entropy(x, t).backward();
+        std::string b = compare(x.grad(), cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)));
+        return b.empty() ? b : "backward " + b;
+      },
+      "log(softmax) computed as a log of a division underflows to log(0) = -inf: use log-sum-exp with the max subtracted");
+  r.check(
+      "edge: one row, one class (loss 0, gradient 0)",
+      [] {
+        IntTensor t({1}, {0});
+        Tensor logits = f64({2.5}, {1, 1});
+        std::string a = compare(0.0, cross_entropy_forward(logits, t).item(), 1e-12, 0);
+        if (!a.empty()) return "forward " + a;
+        std::string b = compare(Tensor::zeros({1, 1}, DType::f64),
+                                cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)), 1e-12, 0);
+        return b.empty() ? b : "backward " + b;
+      },
+      "with one class the probability is 1, so -log 1 = 0 and softmax - onehot = 0");
 }
 
 // ---- 08 causal attention ----
@@ -151,30 +195,38 @@ void check_causal_attention(Report& r) {
     int64_t B, H, T, S, D;
     std::string name, hint;
   };
-  const std::vector<Case> cases = {
-      {1, 2, 4, 4, 3, "values, T = S = 4", hint},
-      {2, 1, 1, 5, 2, "edge: one query, T 1, S 5 (a decoding step sees every key)",
-       "the query's position is S - T + t = 4: it sees keys 0..4, nothing is masked"},
-      {1, 1, 3, 5, 2, "edge: T 3 after 2 cached keys (S 5)",
-       "queries are the last T of the S positions: query t sits at S - T + t, not at t"},
-      {1, 1, 1, 1, 1, "edge: T = S = D = 1", "one query and one key: the output is v"}};
+  const std::vector<Case> cases = {{1, 2, 4, 4, 3, "values, T = S = 4", hint},
+                                   {2, 1, 1, 5, 2, "edge: one query, T 1, S 5 (a decoding step sees every key)",
+                                    "the query's position is S - T + t = 4: it sees keys 0..4, nothing is masked"},
+                                   {1, 1, 3, 5, 2, "edge: T 3 after 2 cached keys (S 5)",
+                                    "queries are the last T of the S positions: query t sits at S - T + t, not at t"},
+                                   {1, 1, 1, 1, 1, "edge: T = S = D = 1", "one query and one key: the output is v"}};
   for (const Case& c : cases)
-    r.check(c.name, [c] {
-      Tensor q = random_f64({c.B, c.H, c.T, c.D}, 51), k = random_f64({c.B, c.H, c.S, c.D}, 52),
-             v = random_f64({c.B, c.H, c.S, c.D}, 53);
-      return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
-    }, c.hint);
-  r.check("edge: large scores (q scaled by 100)", [] {
-    Tensor q = random_f64({1, 1, 4, 4}, 54, 100.0), k = random_f64({1, 1, 4, 4}, 55),
-           v = random_f64({1, 1, 4, 4}, 56);
-    return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
-  }, "use a stable softmax (sf::softmax, or your own with the max subtracted)");
-  r.check("float64 gradient check of your attention (q, k, v (1, 2, 3, 2))", [] {
-    Tensor q = random_f64({1, 2, 3, 2}, 57).requires_grad_(), k = random_f64({1, 2, 3, 2}, 58).requires_grad_(),
-           v = random_f64({1, 2, 3, 2}, 59).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return causal_attention(in[0], in[1], in[2]); },
-                          {q, k, v}, {"q", "k", "v"});
-  }, "compose it from sf ops (matmul, transpose, masked_fill, softmax) so autograd can differentiate it");
+    r.check(
+        c.name,
+        [c] {
+          Tensor q = random_f64({c.B, c.H, c.T, c.D}, 51), k = random_f64({c.B, c.H, c.S, c.D}, 52),
+                 v = random_f64({c.B, c.H, c.S, c.D}, 53);
+          return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
+        },
+        c.hint);
+  r.check(
+      "edge: large scores (q scaled by 100)",
+      [] {
+        Tensor q = random_f64({1, 1, 4, 4}, 54, 100.0), k = random_f64({1, 1, 4, 4}, 55),
+               v = random_f64({1, 1, 4, 4}, 56);
+        return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
+      },
+      "use a stable softmax (sf::softmax, or your own with the max subtracted)");
+  r.check(
+      "float64 gradient check of your attention (q, k, v (1, 2, 3, 2))",
+      [] {
+        Tensor q = random_f64({1, 2, 3, 2}, 57).requires_grad_(), k = random_f64({1, 2, 3, 2}, 58).requires_grad_(),
+               v = random_f64({1, 2, 3, 2}, 59).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return causal_attention(in[0], in[1], in[2]); },
+                              {q, k, v}, {"q", "k", "v"});
+      },
+      "compose it from sf ops (matmul, transpose, masked_fill, softmax) so autograd can differentiate it");
 }
 
 // ---- 09 online softmax ----
@@ -201,37 +253,56 @@ void check_online_softmax(Report& r) {
       "for a new score x: m' = max(m, x); sum' = sum * e^(m - m') + e^(x - m'); the old sum is "
       "rescaled to the new max";
   const std::vector<double> x = random_f64({7}, 61).to_vector();
-  r.check("update over 7 scores: max and sum", [x] { return state_matches(stream(x), x); }, hint);
-  r.check("probabilities e^(x - max) / sum equal softmax", [x] {
-    SoftmaxState s = stream(x);
-    std::vector<double> p;
-    for (double v : x) p.push_back(std::exp(v - s.max) / s.sum);
-    return compare(sf::softmax(f64(x, {7})).to_vector(), p, 1e-12, 1e-10);
-  }, hint);
-  r.check("edge: increasing scores 0, 1, ..., 7 (the max changes at every step)", [] {
-    std::vector<double> up = {0, 1, 2, 3, 4, 5, 6, 7};
-    return state_matches(stream(up), up);
-  }, "when x is a new max, the sum so far was relative to the old max: multiply it by e^(m - x), then add e^0 = 1");
-  r.check("edge: large scores 1000, 1002, 999", [] {
-    std::vector<double> big = {1000, 1002, 999};
-    return state_matches(stream(big), big);
-  }, "never exponentiate a raw score: only differences to the running max, which are <= 0");
-  r.check("edge: -inf scores (masked), first and in the middle", [] {
-    std::vector<double> masked = {-inf, 1.5, -inf, 0.5};
-    return state_matches(stream(masked), masked);
-  }, "e^(-inf - (-inf)) is nan: a -inf score adds nothing, so leave the state as it is");
-  r.check("merge: two blocks (3 and 4 scores) give the state of all 7", [x] {
-    std::vector<double> a(x.begin(), x.begin() + 3), b(x.begin() + 3, x.end());
-    return state_matches(online_softmax_merge(stream(a), stream(b)), x);
-  }, "m = max(m_a, m_b); sum = sum_a e^(m_a - m) + sum_b e^(m_b - m)");
-  r.check("edge: merging with an empty block changes nothing; two empty blocks stay empty", [x] {
-    std::string a = state_matches(online_softmax_merge(SoftmaxState{}, stream(x)), x);
-    if (!a.empty()) return "empty + block: " + a;
-    std::string b = state_matches(online_softmax_merge(stream(x), SoftmaxState{}), x);
-    if (!b.empty()) return "block + empty: " + b;
-    std::string c = state_matches(online_softmax_merge(SoftmaxState{}, SoftmaxState{}), {});
-    return c.empty() ? c : "empty + empty: " + c;
-  }, "an empty state has max -inf and sum 0; when both maxima are -inf, return an empty state (no e^(-inf + inf))");
+  r.check(
+      "update over 7 scores: max and sum", [x] { return state_matches(stream(x), x); }, hint);
+  r.check(
+      "probabilities e^(x - max) / sum equal softmax",
+      [x] {
+        SoftmaxState s = stream(x);
+        std::vector<double> p;
+        for (double v : x) p.push_back(std::exp(v - s.max) / s.sum);
+        return compare(sf::softmax(f64(x, {7})).to_vector(), p, 1e-12, 1e-10);
+      },
+      hint);
+  r.check(
+      "edge: increasing scores 0, 1, ..., 7 (the max changes at every step)",
+      [] {
+        std::vector<double> up = {0, 1, 2, 3, 4, 5, 6, 7};
+        return state_matches(stream(up), up);
+      },
+      "when x is a new max, the sum so far was relative to the old max: multiply it by e^(m - x), then add e^0 = 1");
+  r.check(
+      "edge: large scores 1000, 1002, 999",
+      [] {
+        std::vector<double> big = {1000, 1002, 999};
+        return state_matches(stream(big), big);
+      },
+      "never exponentiate a raw score: only differences to the running max, which are <= 0");
+  r.check(
+      "edge: -inf scores (masked), first and in the middle",
+      [] {
+        std::vector<double> masked = {-inf, 1.5, -inf, 0.5};
+        return state_matches(stream(masked), masked);
+      },
+      "e^(-inf - (-inf)) is nan: a -inf score adds nothing, so leave the state as it is");
+  r.check(
+      "merge: two blocks (3 and 4 scores) give the state of all 7",
+      [x] {
+        std::vector<double> a(x.begin(), x.begin() + 3), b(x.begin() + 3, x.end());
+        return state_matches(online_softmax_merge(stream(a), stream(b)), x);
+      },
+      "m = max(m_a, m_b); sum = sum_a e^(m_a - m) + sum_b e^(m_b - m)");
+  r.check(
+      "edge: merging with an empty block changes nothing; two empty blocks stay empty",
+      [x] {
+        std::string a = state_matches(online_softmax_merge(SoftmaxState{}, stream(x)), x);
+        if (!a.empty()) return "empty + block: " + a;
+        std::string b = state_matches(online_softmax_merge(stream(x), SoftmaxState{}), x);
+        if (!b.empty()) return "block + empty: " + b;
+        std::string c = state_matches(online_softmax_merge(SoftmaxState{}, SoftmaxState{}), {});
+        return c.empty() ? c : "empty + empty: " + c;
+      },
+      "an empty state has max -inf and sum 0; when both maxima are -inf, return an empty state (no e^(-inf + inf))");
 }
 
 // ---- 10 split and merge heads ----
@@ -242,31 +313,43 @@ void check_split_merge_heads(Report& r) {
     int64_t B, T, C, H;
   };
   for (Case c : {Case{2, 3, 8, 2}, Case{1, 1, 6, 3}, Case{2, 2, 4, 1}, Case{1, 2, 3, 3}}) {
-    std::string dims = "x (" + std::to_string(c.B) + ", " + std::to_string(c.T) + ", " + std::to_string(c.C) +
-                       "), H " + std::to_string(c.H);
-    r.check("split_heads of " + dims, [c] {
-      Tensor x = random_f64({c.B, c.T, c.C}, 71);
-      return compare(sf::split_heads(x, 1, 0, c.H), exercise::split_heads(x, c.H));
-    }, split_hint);
-    r.check("merge_heads back to " + dims, [c] {
-      Tensor h = random_f64({c.B, c.H, c.T, c.C / c.H}, 72);
-      return compare(sf::merge_heads(h), exercise::merge_heads(h));
-    }, merge_hint);
+    std::string dims = "x (" + std::to_string(c.B) + ", " + std::to_string(c.T) + ", " + std::to_string(c.C) + "), H " +
+                       std::to_string(c.H);
+    r.check(
+        "split_heads of " + dims,
+        [c] {
+          Tensor x = random_f64({c.B, c.T, c.C}, 71);
+          return compare(sf::split_heads(x, 1, 0, c.H), exercise::split_heads(x, c.H));
+        },
+        split_hint);
+    r.check(
+        "merge_heads back to " + dims,
+        [c] {
+          Tensor h = random_f64({c.B, c.H, c.T, c.C / c.H}, 72);
+          return compare(sf::merge_heads(h), exercise::merge_heads(h));
+        },
+        merge_hint);
   }
-  r.check("round trip: merge_heads(split_heads(x)) is x", [] {
-    Tensor x = random_f64({2, 3, 6}, 73);
-    return compare(x, exercise::merge_heads(exercise::split_heads(x, 3)), 0, 0);
-  }, "the two are inverses: the same axis swap and reshape in the opposite order");
-  r.check("float64 gradient check of both", [] {
-    Tensor x = random_f64({1, 2, 4}, 74).requires_grad_();
-    std::string a = gradient_check([](const std::vector<Tensor>& in) { return exercise::split_heads(in[0], 2); },
-                                   {x}, {"x"});
-    if (!a.empty()) return "split_heads: " + a;
-    Tensor h = random_f64({1, 2, 2, 2}, 75).requires_grad_();
-    std::string b = gradient_check([](const std::vector<Tensor>& in) { return exercise::merge_heads(in[0]); },
-                                   {h}, {"x"});
-    return b.empty() ? b : "merge_heads: " + b;
-  }, "use sf::reshape and sf::transpose (or permute) on the tensor itself, so the gradient flows back");
+  r.check(
+      "round trip: merge_heads(split_heads(x)) is x",
+      [] {
+        Tensor x = random_f64({2, 3, 6}, 73);
+        return compare(x, exercise::merge_heads(exercise::split_heads(x, 3)), 0, 0);
+      },
+      "the two are inverses: the same axis swap and reshape in the opposite order");
+  r.check(
+      "float64 gradient check of both",
+      [] {
+        Tensor x = random_f64({1, 2, 4}, 74).requires_grad_();
+        std::string a =
+            gradient_check([](const std::vector<Tensor>& in) { return exercise::split_heads(in[0], 2); }, {x}, {"x"});
+        if (!a.empty()) return "split_heads: " + a;
+        Tensor h = random_f64({1, 2, 2, 2}, 75).requires_grad_();
+        std::string b =
+            gradient_check([](const std::vector<Tensor>& in) { return exercise::merge_heads(in[0]); }, {h}, {"x"});
+        return b.empty() ? b : "merge_heads: " + b;
+      },
+      "use sf::reshape and sf::transpose (or permute) on the tensor itself, so the gradient flows back");
 }
 
 }  // namespace sf::exercise

@@ -12,33 +12,46 @@ namespace sf::exercise {
 // ---- 01 tanh backward ----
 // y = tanh(x) by the framework, dx by the learner's tanh_backward(y, dy).
 static Tensor tanh_op(const Tensor& x) {
-  return op_with_backward({x}, [](const std::vector<Tensor>& in) { return sf::tanh(in[0]); },
-                          [](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
-                            return std::vector<Tensor>{tanh_backward(y, dy)};
-                          },
-                          {"x"});
+  return op_with_backward(
+      {x}, [](const std::vector<Tensor>& in) { return sf::tanh(in[0]); },
+      [](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
+        return std::vector<Tensor>{tanh_backward(y, dy)};
+      },
+      {"x"});
 }
 
 void check_tanh_backward(Report& r) {
   const char* hint = "d tanh(x)/dx = 1 - tanh(x)^2 = 1 - y^2; multiply by dy elementwise: dy * (1 - y * y)";
-  r.check("values on (2, 3): tanh_backward(y, dy) = dy (1 - y^2)", [] {
-    Tensor x = random_f64({2, 3}, 1), dy = random_f64({2, 3}, 2);
-    Tensor y = sf::tanh(x);
-    return compare(dy * (1.0 - y * y), tanh_backward(y, dy));
-  }, hint);
-  r.check("float64 gradient check on (3, 4)", [] {
-    Tensor x = random_f64({3, 4}, 3).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return tanh_op(in[0]); }, {x}, {"x"});
-  }, hint);
-  r.check("edge: a scalar, shape ()", [] {
-    Tensor x = Tensor::scalar(0.7, DType::f64).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return tanh_op(in[0]); }, {x}, {"x"});
-  }, "the same formula works for any shape, even (): use tensor ops, not loops over a fixed rank");
-  r.check("edge: saturated inputs x = +-20 (y = +-1) give a zero gradient", [] {
-    Tensor x = Tensor::from_vector({-20.0, 20.0}, {2}, DType::f64);
-    Tensor y = sf::tanh(x), dy = Tensor::ones({2}, DType::f64);
-    return compare(Tensor::zeros({2}, DType::f64), tanh_backward(y, dy), 1e-12, 0);
-  }, "compute the gradient from y (the saved output), which is exactly +-1 here, not from x");
+  r.check(
+      "values on (2, 3): tanh_backward(y, dy) = dy (1 - y^2)",
+      [] {
+        Tensor x = random_f64({2, 3}, 1), dy = random_f64({2, 3}, 2);
+        Tensor y = sf::tanh(x);
+        return compare(dy * (1.0 - y * y), tanh_backward(y, dy));
+      },
+      hint);
+  r.check(
+      "float64 gradient check on (3, 4)",
+      [] {
+        Tensor x = random_f64({3, 4}, 3).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return tanh_op(in[0]); }, {x}, {"x"});
+      },
+      hint);
+  r.check(
+      "edge: a scalar, shape ()",
+      [] {
+        Tensor x = Tensor::scalar(0.7, DType::f64).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return tanh_op(in[0]); }, {x}, {"x"});
+      },
+      "the same formula works for any shape, even (): use tensor ops, not loops over a fixed rank");
+  r.check(
+      "edge: saturated inputs x = +-20 (y = +-1) give a zero gradient",
+      [] {
+        Tensor x = Tensor::from_vector({-20.0, 20.0}, {2}, DType::f64);
+        Tensor y = sf::tanh(x), dy = Tensor::ones({2}, DType::f64);
+        return compare(Tensor::zeros({2}, DType::f64), tanh_backward(y, dy), 1e-12, 0);
+      },
+      "compute the gradient from y (the saved output), which is exactly +-1 here, not from x");
 }
 
 // ---- 02 sum_to_shape ----
@@ -49,65 +62,85 @@ void check_sum_to_shape(Report& r) {
   struct Case {
     Shape from, to;
   };
-  const std::vector<Case> cases = {{{2, 3, 4}, {3, 4}}, {{2, 3, 4}, {3, 1}}, {{2, 3, 4}, {1, 1, 4}},
-                                   {{2, 3, 4}, {2, 3, 4}}, {{4, 1}, {1}}, {{2, 3}, {}}};
+  const std::vector<Case> cases = {{{2, 3, 4}, {3, 4}},    {{2, 3, 4}, {3, 1}}, {{2, 3, 4}, {1, 1, 4}},
+                                   {{2, 3, 4}, {2, 3, 4}}, {{4, 1}, {1}},       {{2, 3}, {}}};
   for (const Case& c : cases)
-    r.check("sum_to_shape of " + shape_str(c.from) + " to " + shape_str(c.to), [c] {
-      Tensor g = random_f64(c.from, 4);
-      return compare(sf::sum_to(g, c.to), sum_to_shape(g, c.to));
-    }, hint);
+    r.check(
+        "sum_to_shape of " + shape_str(c.from) + " to " + shape_str(c.to),
+        [c] {
+          Tensor g = random_f64(c.from, 4);
+          return compare(sf::sum_to(g, c.to), sum_to_shape(g, c.to));
+        },
+        hint);
   // The backward of a broadcasting multiply built on the learner's reduction.
-  r.check("float64 gradient check of a * b with a (2, 1, 4), b (3, 1), backward via sum_to_shape", [] {
-    Tensor a = random_f64({2, 1, 4}, 5).requires_grad_(), b = random_f64({3, 1}, 6).requires_grad_();
-    auto f = [](const std::vector<Tensor>& in) {
-      return op_with_backward(in, [](const std::vector<Tensor>& x) { return x[0] * x[1]; },
-                              [](const std::vector<Tensor>& x, const Tensor&, const Tensor& dout) {
-                                return std::vector<Tensor>{sum_to_shape(dout * x[1], x[0].shape()),
-                                                           sum_to_shape(dout * x[0], x[1].shape())};
-                              },
-                              {"a", "b"});
-    };
-    return gradient_check(f, {a, b}, {"a", "b"});
-  }, "each input's gradient is dout times the other input, summed back to the input's shape");
+  r.check(
+      "float64 gradient check of a * b with a (2, 1, 4), b (3, 1), backward via sum_to_shape",
+      [] {
+        Tensor a = random_f64({2, 1, 4}, 5).requires_grad_(), b = random_f64({3, 1}, 6).requires_grad_();
+        auto f = [](const std::vector<Tensor>& in) {
+          return op_with_backward(
+              in, [](const std::vector<Tensor>& x) { return x[0] * x[1]; },
+              [](const std::vector<Tensor>& x, const Tensor&, const Tensor& dout) {
+                return std::vector<Tensor>{sum_to_shape(dout * x[1], x[0].shape()),
+                                           sum_to_shape(dout * x[0], x[1].shape())};
+              },
+              {"a", "b"});
+        };
+        return gradient_check(f, {a, b}, {"a", "b"});
+      },
+      "each input's gradient is dout times the other input, summed back to the input's shape");
 }
 
 // ---- 03 embedding backward ----
 static Tensor embedding_op(const Tensor& W, const IntTensor& ids) {
-  return op_with_backward({W}, [ids](const std::vector<Tensor>& in) { return sf::embedding(in[0], ids); },
-                          [ids](const std::vector<Tensor>& in, const Tensor&, const Tensor& dout) {
-                            return std::vector<Tensor>{embedding_backward(ids, dout, in[0].size(0))};
-                          },
-                          {"W"});
+  return op_with_backward(
+      {W}, [ids](const std::vector<Tensor>& in) { return sf::embedding(in[0], ids); },
+      [ids](const std::vector<Tensor>& in, const Tensor&, const Tensor& dout) {
+        return std::vector<Tensor>{embedding_backward(ids, dout, in[0].size(0))};
+      },
+      {"W"});
 }
 
 void check_embedding_backward(Report& r) {
   const char* hint = "dW starts at zeros (V, C); for each position i, add row i of dout into row ids[i] of dW";
-  r.check("values: ids (5) into W (5, 4), every id distinct", [] {
-    IntTensor distinct({5}, {0, 4, 2, 1, 3});
-    Tensor W = random_f64({5, 4}, 7).requires_grad_();
-    Tensor dout = random_f64({5, 4}, 8);
-    sf::embedding(W, distinct).backward(dout);
-    return compare(W.grad(), embedding_backward(distinct, dout, 5));
-  }, hint);
-  r.check("edge: a repeated id sums its gradients (ids 2, 2, 2)", [] {
-    IntTensor ids({3}, {2, 2, 2});
-    Tensor W = random_f64({4, 3}, 9).requires_grad_();
-    Tensor dout = random_f64({3, 3}, 10);
-    sf::embedding(W, ids).backward(dout);
-    return compare(W.grad(), embedding_backward(ids, dout, 4));
-  }, "add (+=) into dW, never assign: a token used twice receives both gradients");
-  r.check("edge: ids never used give zero rows (V 6, ids 1)", [] {
-    IntTensor ids({1, 1}, {1});
-    Tensor dout = random_f64({1, 1, 3}, 11);
-    Tensor W = random_f64({6, 3}, 12).requires_grad_();
-    sf::embedding(W, ids).backward(dout);
-    return compare(W.grad(), embedding_backward(ids, dout, 6));
-  }, "dW has V rows whatever the ids; rows no id picks stay zero");
-  r.check("float64 gradient check, ids (2, 2) with a repeat", [] {
-    IntTensor ids({2, 2}, {3, 0, 3, 1});
-    Tensor W = random_f64({4, 3}, 13).requires_grad_();
-    return gradient_check([ids](const std::vector<Tensor>& in) { return embedding_op(in[0], ids); }, {W}, {"W"});
-  }, hint);
+  r.check(
+      "values: ids (5) into W (5, 4), every id distinct",
+      [] {
+        IntTensor distinct({5}, {0, 4, 2, 1, 3});
+        Tensor W = random_f64({5, 4}, 7).requires_grad_();
+        Tensor dout = random_f64({5, 4}, 8);
+        sf::embedding(W, distinct).backward(dout);
+        return compare(W.grad(), embedding_backward(distinct, dout, 5));
+      },
+      hint);
+  r.check(
+      "edge: a repeated id sums its gradients (ids 2, 2, 2)",
+      [] {
+        IntTensor ids({3}, {2, 2, 2});
+        Tensor W = random_f64({4, 3}, 9).requires_grad_();
+        Tensor dout = random_f64({3, 3}, 10);
+        sf::embedding(W, ids).backward(dout);
+        return compare(W.grad(), embedding_backward(ids, dout, 4));
+      },
+      "add (+=) into dW, never assign: a token used twice receives both gradients");
+  r.check(
+      "edge: ids never used give zero rows (V 6, ids 1)",
+      [] {
+        IntTensor ids({1, 1}, {1});
+        Tensor dout = random_f64({1, 1, 3}, 11);
+        Tensor W = random_f64({6, 3}, 12).requires_grad_();
+        sf::embedding(W, ids).backward(dout);
+        return compare(W.grad(), embedding_backward(ids, dout, 6));
+      },
+      "dW has V rows whatever the ids; rows no id picks stay zero");
+  r.check(
+      "float64 gradient check, ids (2, 2) with a repeat",
+      [] {
+        IntTensor ids({2, 2}, {3, 0, 3, 1});
+        Tensor W = random_f64({4, 3}, 13).requires_grad_();
+        return gradient_check([ids](const std::vector<Tensor>& in) { return embedding_op(in[0], ids); }, {W}, {"W"});
+      },
+      hint);
 }
 
 // ---- 04 sinusoidal positions ----
@@ -119,15 +152,14 @@ void check_sinusoidal_positions(Report& r) {
     int64_t T, C, offset;
   };
   for (Case c : {Case{6, 8, 0}, Case{4, 16, 0}, Case{3, 8, 100}, Case{1, 2, 0}, Case{1, 6, 7}})
-    r.check("PE for T " + std::to_string(c.T) + ", C " + std::to_string(c.C) + ", offset " +
-                std::to_string(c.offset),
-            [c] {
-              Tensor got = sinusoidal_positions(c.T, c.C, c.offset);
-              if (got.defined() && got.dtype() != DType::f64) got = got.to(DType::f64);
-              return compare(sinusoidal_table(c.T, c.C, c.offset, DType::f64), got, 1e-12, 1e-9);
-            },
-            c.offset ? "the table for positions offset .. offset+T-1: row t is position offset + t"
-                     : hint);
+    r.check(
+        "PE for T " + std::to_string(c.T) + ", C " + std::to_string(c.C) + ", offset " + std::to_string(c.offset),
+        [c] {
+          Tensor got = sinusoidal_positions(c.T, c.C, c.offset);
+          if (got.defined() && got.dtype() != DType::f64) got = got.to(DType::f64);
+          return compare(sinusoidal_table(c.T, c.C, c.offset, DType::f64), got, 1e-12, 1e-9);
+        },
+        c.offset ? "the table for positions offset .. offset+T-1: row t is position offset + t" : hint);
 }
 
 }  // namespace sf::exercise

@@ -19,30 +19,45 @@ void check_layer_norm_forward(Report& r) {
   const char* hint =
       "per row: mean = sum x / C, var = sum (x - mean)^2 / C (biased), y = (x - mean) / "
       "sqrt(var + eps) * w + b; reduce over axis -1 with keepdim";
-  r.check("values on (3, 8)", [] {
-    Tensor x = random_f64({3, 8}, 81), w = random_f64({8}, 82), b = random_f64({8}, 83);
-    return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
-  }, hint);
-  r.check("values on (2, 3, 4): statistics per token, over the last axis", [] {
-    Tensor x = random_f64({2, 3, 4}, 84), w = random_f64({4}, 85), b = random_f64({4}, 86);
-    return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
-  }, "mean and var are per row (axis -1, keepdim), never over the whole tensor");
-  r.check("eps = 0.5 goes inside the square root", [] {
-    Tensor x = random_f64({2, 4}, 87), w = random_f64({4}, 88), b = random_f64({4}, 89);
-    return compare(sf::layer_norm(x, w, b, 0.5), layer_norm_forward(x, w, b, 0.5));
-  }, "divide by sqrt(var + eps), not by sqrt(var) + eps");
-  r.check("edge: rows far from zero (1e6 + noise)", [] {
-    Tensor x = random_f64({2, 6}, 90) + 1e6, w = random_f64({6}, 91), b = random_f64({6}, 92);
-    return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5), 1e-9, 1e-7);
-  }, "var as mean(x^2) - mean^2 cancels catastrophically at 1e6: take the mean of (x - mean)^2");
-  r.check("edge: C = 1 and a constant row give y = b", [] {
-    Tensor x = f64({3.0, -2.0}, {2, 1}), w = f64({2.0}, {1}), b = f64({0.25}, {1});
-    std::string a = compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
-    if (!a.empty()) return "C = 1: " + a;
-    Tensor xc = Tensor::full({1, 4}, 7.0, DType::f64), wc = random_f64({4}, 93), bc = random_f64({4}, 94);
-    std::string c = compare(sf::layer_norm(xc, wc, bc, 1e-5), layer_norm_forward(xc, wc, bc, 1e-5));
-    return c.empty() ? c : "constant row: " + c;
-  }, "x - mean is 0 there and eps keeps sqrt(var + eps) > 0, so y = 0 * w + b");
+  r.check(
+      "values on (3, 8)",
+      [] {
+        Tensor x = random_f64({3, 8}, 81), w = random_f64({8}, 82), b = random_f64({8}, 83);
+        return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
+      },
+      hint);
+  r.check(
+      "values on (2, 3, 4): statistics per token, over the last axis",
+      [] {
+        Tensor x = random_f64({2, 3, 4}, 84), w = random_f64({4}, 85), b = random_f64({4}, 86);
+        return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
+      },
+      "mean and var are per row (axis -1, keepdim), never over the whole tensor");
+  r.check(
+      "eps = 0.5 goes inside the square root",
+      [] {
+        Tensor x = random_f64({2, 4}, 87), w = random_f64({4}, 88), b = random_f64({4}, 89);
+        return compare(sf::layer_norm(x, w, b, 0.5), layer_norm_forward(x, w, b, 0.5));
+      },
+      "divide by sqrt(var + eps), not by sqrt(var) + eps");
+  r.check(
+      "edge: rows far from zero (1e6 + noise)",
+      [] {
+        Tensor x = random_f64({2, 6}, 90) + 1e6, w = random_f64({6}, 91), b = random_f64({6}, 92);
+        return compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5), 1e-9, 1e-7);
+      },
+      "var as mean(x^2) - mean^2 cancels catastrophically at 1e6: take the mean of (x - mean)^2");
+  r.check(
+      "edge: C = 1 and a constant row give y = b",
+      [] {
+        Tensor x = f64({3.0, -2.0}, {2, 1}), w = f64({2.0}, {1}), b = f64({0.25}, {1});
+        std::string a = compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
+        if (!a.empty()) return "C = 1: " + a;
+        Tensor xc = Tensor::full({1, 4}, 7.0, DType::f64), wc = random_f64({4}, 93), bc = random_f64({4}, 94);
+        std::string c = compare(sf::layer_norm(xc, wc, bc, 1e-5), layer_norm_forward(xc, wc, bc, 1e-5));
+        return c.empty() ? c : "constant row: " + c;
+      },
+      "x - mean is 0 there and eps keeps sqrt(var + eps) > 0, so y = 0 * w + b");
 }
 
 // ---- 12 LayerNorm backward ----
@@ -60,46 +75,59 @@ void check_layer_norm_backward(Report& r) {
   const char* hint =
       "xhat = (x - mean) rstd, rstd = 1 / sqrt(var + eps), g = dy w: dx = rstd (g - mean(g) - "
       "xhat mean(g xhat)) per row; dw = sum of dy xhat and db = sum of dy over every row";
-  r.check("values of dx, dw, db on (3, 5) against the framework's backward", [] {
-    Tensor x = random_f64({3, 5}, 101).requires_grad_(), w = random_f64({5}, 102).requires_grad_(),
-           b = random_f64({5}, 103).requires_grad_();
-    Tensor dy = random_f64({3, 5}, 104);
-    sf::layer_norm(x, w, b, 1e-5).backward(dy);
-    LayerNormGrads g = layer_norm_backward(x.detach(), w.detach(), dy, 1e-5);
-    for (auto [name, want, got] : {std::tuple{"dx", x.grad(), g.dx}, std::tuple{"dw", w.grad(), g.dw},
-                                   std::tuple{"db", b.grad(), g.db}}) {
-      std::string d = compare(want, got);
-      if (!d.empty()) return std::string(name) + " " + d;
-    }
-    return std::string();
-  }, hint);
-  r.check("float64 gradient check on (2, 4)", [] {
-    Tensor x = random_f64({2, 4}, 105).requires_grad_(), w = random_f64({4}, 106).requires_grad_(),
-           b = random_f64({4}, 107).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
-                          {x, w, b}, {"x", "w", "b"});
-  }, hint);
-  r.check("float64 gradient check on (2, 2, 3): dw and db sum over every leading axis", [] {
-    Tensor x = random_f64({2, 2, 3}, 108).requires_grad_(), w = random_f64({3}, 109).requires_grad_(),
-           b = random_f64({3}, 110).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
-                          {x, w, b}, {"x", "w", "b"});
-  }, "dw and db have shape (C): sum dy xhat and dy over all axes but the last");
-  r.check("edge: C = 1 (dx is 0: y does not depend on x)", [] {
-    Tensor x = random_f64({3, 1}, 111).requires_grad_(), w = random_f64({1}, 112).requires_grad_(),
-           b = random_f64({1}, 113).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
-                          {x, w, b}, {"x", "w", "b"});
-  }, "the formula already gives 0 here: g - mean(g) is 0 for a row of one");
+  r.check(
+      "values of dx, dw, db on (3, 5) against the framework's backward",
+      [] {
+        Tensor x = random_f64({3, 5}, 101).requires_grad_(), w = random_f64({5}, 102).requires_grad_(),
+               b = random_f64({5}, 103).requires_grad_();
+        Tensor dy = random_f64({3, 5}, 104);
+        sf::layer_norm(x, w, b, 1e-5).backward(dy);
+        LayerNormGrads g = layer_norm_backward(x.detach(), w.detach(), dy, 1e-5);
+        for (auto [name, want, got] :
+             {std::tuple{"dx", x.grad(), g.dx}, std::tuple{"dw", w.grad(), g.dw}, std::tuple{"db", b.grad(), g.db}}) {
+          std::string d = compare(want, got);
+          if (!d.empty()) return std::string(name) + " " + d;
+        }
+        return std::string();
+      },
+      hint);
+  r.check(
+      "float64 gradient check on (2, 4)",
+      [] {
+        Tensor x = random_f64({2, 4}, 105).requires_grad_(), w = random_f64({4}, 106).requires_grad_(),
+               b = random_f64({4}, 107).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
+                              {x, w, b}, {"x", "w", "b"});
+      },
+      hint);
+  r.check(
+      "float64 gradient check on (2, 2, 3): dw and db sum over every leading axis",
+      [] {
+        Tensor x = random_f64({2, 2, 3}, 108).requires_grad_(), w = random_f64({3}, 109).requires_grad_(),
+               b = random_f64({3}, 110).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
+                              {x, w, b}, {"x", "w", "b"});
+      },
+      "dw and db have shape (C): sum dy xhat and dy over all axes but the last");
+  r.check(
+      "edge: C = 1 (dx is 0: y does not depend on x)",
+      [] {
+        Tensor x = random_f64({3, 1}, 111).requires_grad_(), w = random_f64({1}, 112).requires_grad_(),
+               b = random_f64({1}, 113).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return layer_norm_op(in[0], in[1], in[2], 1e-5); },
+                              {x, w, b}, {"x", "w", "b"});
+      },
+      "the formula already gives 0 here: g - mean(g) is 0 for a row of one");
 }
 
 // ---- 13 GELU ----
 static Tensor gelu_op(const Tensor& x) {
-  return op_with_backward({x}, [](const std::vector<Tensor>& in) { return sf::gelu(in[0], GeluApprox::tanh); },
-                          [](const std::vector<Tensor>& in, const Tensor&, const Tensor& dy) {
-                            return std::vector<Tensor>{gelu_backward(in[0], dy)};
-                          },
-                          {"x"});
+  return op_with_backward(
+      {x}, [](const std::vector<Tensor>& in) { return sf::gelu(in[0], GeluApprox::tanh); },
+      [](const std::vector<Tensor>& in, const Tensor&, const Tensor& dy) {
+        return std::vector<Tensor>{gelu_backward(in[0], dy)};
+      },
+      {"x"});
 }
 
 void check_gelu(Report& r) {
@@ -107,23 +135,35 @@ void check_gelu(Report& r) {
   const char* bwd_hint =
       "dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2), t = tanh(u); "
       "multiply by dy";
-  r.check("forward values on (4, 5)", [] {
-    Tensor x = random_f64({4, 5}, 121, 2.0);
-    return compare(sf::gelu(x, GeluApprox::tanh), gelu_forward(x));
-  }, fwd_hint);
-  r.check("edge: forward at 0, -5, +-20", [] {
-    Tensor x = f64({0.0, -5.0, -20.0, 20.0}, {4});
-    return compare(sf::gelu(x, GeluApprox::tanh), gelu_forward(x), 1e-12, 1e-9);
-  }, "GELU(0) = 0, GELU(x) -> x for large x and -> 0 for very negative x; tanh saturates cleanly");
-  r.check("backward values against the framework's backward", [] {
-    Tensor x = random_f64({3, 4}, 122, 2.0).requires_grad_(), dy = random_f64({3, 4}, 123);
-    sf::gelu(x, GeluApprox::tanh).backward(dy);
-    return compare(x.grad(), gelu_backward(x.detach(), dy));
-  }, bwd_hint);
-  r.check("float64 gradient check on (2, 3)", [] {
-    Tensor x = random_f64({2, 3}, 124, 2.0).requires_grad_();
-    return gradient_check([](const std::vector<Tensor>& in) { return gelu_op(in[0]); }, {x}, {"x"});
-  }, bwd_hint);
+  r.check(
+      "forward values on (4, 5)",
+      [] {
+        Tensor x = random_f64({4, 5}, 121, 2.0);
+        return compare(sf::gelu(x, GeluApprox::tanh), gelu_forward(x));
+      },
+      fwd_hint);
+  r.check(
+      "edge: forward at 0, -5, +-20",
+      [] {
+        Tensor x = f64({0.0, -5.0, -20.0, 20.0}, {4});
+        return compare(sf::gelu(x, GeluApprox::tanh), gelu_forward(x), 1e-12, 1e-9);
+      },
+      "GELU(0) = 0, GELU(x) -> x for large x and -> 0 for very negative x; tanh saturates cleanly");
+  r.check(
+      "backward values against the framework's backward",
+      [] {
+        Tensor x = random_f64({3, 4}, 122, 2.0).requires_grad_(), dy = random_f64({3, 4}, 123);
+        sf::gelu(x, GeluApprox::tanh).backward(dy);
+        return compare(x.grad(), gelu_backward(x.detach(), dy));
+      },
+      bwd_hint);
+  r.check(
+      "float64 gradient check on (2, 3)",
+      [] {
+        Tensor x = random_f64({2, 3}, 124, 2.0).requires_grad_();
+        return gradient_check([](const std::vector<Tensor>& in) { return gelu_op(in[0]); }, {x}, {"x"});
+      },
+      bwd_hint);
 }
 
 // ---- 14 KV-cache append ----
@@ -131,53 +171,65 @@ void check_kv_cache_append(Report& r) {
   const char* hint = "an empty cache (k undefined) takes k and v as they are; otherwise concat along axis 2 (S)";
   Tensor k = random_f64({1, 2, 4, 3}, 131), v = random_f64({1, 2, 4, 3}, 132);
   Tensor k3 = slice(k, 2, 0, 3), v3 = slice(v, 2, 0, 3), k1 = slice(k, 2, 3, 4), v1 = slice(v, 2, 3, 4);
-  r.check("the first append fills an empty cache", [=] {
-    KVCache cache;
-    kv_cache_append(cache, k3, v3);
-    std::string a = compare(k3, cache.k, 0, 0);
-    if (!a.empty()) return "cache.k " + a;
-    std::string b = compare(v3, cache.v, 0, 0);
-    return b.empty() ? b : "cache.v " + b;
-  }, hint);
-  r.check("a second append of one token: (1, 2, 3, 3) + (1, 2, 1, 3) -> (1, 2, 4, 3)", [=] {
-    KVCache cache;
-    kv_cache_append(cache, k3, v3);
-    kv_cache_append(cache, k1, v1);
-    std::string a = compare(k, cache.k, 0, 0);
-    if (!a.empty()) return "cache.k " + a;
-    std::string b = compare(v, cache.v, 0, 0);
-    return b.empty() ? b : "cache.v " + b;
-  }, "the new keys go after the old ones along the time axis 2: sf::concat({cache.k, k}, 2)");
-  r.check("attention of the new token over the cache equals the last row of full causal attention", [=] {
-    Tensor q = random_f64({1, 2, 4, 3}, 133);
-    AttentionOptions causal;
-    causal.causal = true;
-    Tensor full = sf::attention(q, k, v, causal);  // (1, 2, 4, 3)
-    KVCache cache;
-    kv_cache_append(cache, k3, v3);
-    kv_cache_append(cache, k1, v1);
-    return compare(slice(full, 2, 3, 4), sf::attention(slice(q, 2, 3, 4), cache.k, cache.v, causal), 1e-12, 1e-10);
-  }, "after the appends the cache must hold every key and value seen so far, in order");
-  r.check("edge: one token at a time, four times", [=] {
-    KVCache cache;
-    for (int64_t s = 0; s < 4; ++s) kv_cache_append(cache, slice(k, 2, s, s + 1), slice(v, 2, s, s + 1));
-    std::string a = compare(k, cache.k, 0, 0);
-    if (!a.empty()) return "cache.k " + a;
-    return cache.length() == 4 ? compare(v, cache.v, 0, 0)
-                               : "cache.length() is " + std::to_string(cache.length()) + ", expected 4";
-  }, "each call appends exactly the new tokens once");
-  r.check("edge: keys of another head size are refused (sf::ShapeError)", [=] {
-    KVCache cache;
-    kv_cache_append(cache, k3, v3);
-    Tensor wrong = random_f64({1, 2, 1, 5}, 134);
-    try {
-      kv_cache_append(cache, wrong, wrong);
-    } catch (const ShapeError&) {
-      return std::string();
-    }
-    return "appending k " + shape_str(wrong.shape()) + " to a cache of " + shape_str(k3.shape()) +
-           " was accepted";
-  }, "check that B, H and D of k and v match the cache's and throw sf::ShapeError naming the shapes (sf::concat does)");
+  r.check(
+      "the first append fills an empty cache",
+      [=] {
+        KVCache cache;
+        kv_cache_append(cache, k3, v3);
+        std::string a = compare(k3, cache.k, 0, 0);
+        if (!a.empty()) return "cache.k " + a;
+        std::string b = compare(v3, cache.v, 0, 0);
+        return b.empty() ? b : "cache.v " + b;
+      },
+      hint);
+  r.check(
+      "a second append of one token: (1, 2, 3, 3) + (1, 2, 1, 3) -> (1, 2, 4, 3)",
+      [=] {
+        KVCache cache;
+        kv_cache_append(cache, k3, v3);
+        kv_cache_append(cache, k1, v1);
+        std::string a = compare(k, cache.k, 0, 0);
+        if (!a.empty()) return "cache.k " + a;
+        std::string b = compare(v, cache.v, 0, 0);
+        return b.empty() ? b : "cache.v " + b;
+      },
+      "the new keys go after the old ones along the time axis 2: sf::concat({cache.k, k}, 2)");
+  r.check(
+      "attention of the new token over the cache equals the last row of full causal attention",
+      [=] {
+        Tensor q = random_f64({1, 2, 4, 3}, 133);
+        AttentionOptions causal;
+        causal.causal = true;
+        Tensor full = sf::attention(q, k, v, causal);  // (1, 2, 4, 3)
+        KVCache cache;
+        kv_cache_append(cache, k3, v3);
+        kv_cache_append(cache, k1, v1);
+        return compare(slice(full, 2, 3, 4), sf::attention(slice(q, 2, 3, 4), cache.k, cache.v, causal), 1e-12, 1e-10);
+      },
+      "after the appends the cache must hold every key and value seen so far, in order");
+  r.check(
+      "edge: one token at a time, four times",
+      [=] {
+        KVCache cache;
+        for (int64_t s = 0; s < 4; ++s) kv_cache_append(cache, slice(k, 2, s, s + 1), slice(v, 2, s, s + 1));
+        std::string a = compare(k, cache.k, 0, 0);
+        if (!a.empty()) return "cache.k " + a;
+        return cache.length() == 4 ? compare(v, cache.v, 0, 0)
+                                   : "cache.length() is " + std::to_string(cache.length()) + ", expected 4";
+      },
+      "each call appends exactly the new tokens once");
+  r.check(
+      "edge: keys of another head size are refused (sf::ShapeError)",
+      [=] {
+        KVCache cache;
+        kv_cache_append(cache, k3, v3);
+        Tensor wrong = random_f64({1, 2, 1, 5}, 134);
+        try {
+          kv_cache_append(cache, wrong, wrong);
+        } catch (const ShapeError&) { return std::string(); }
+        return "appending k " + shape_str(wrong.shape()) + " to a cache of " + shape_str(k3.shape()) + " was accepted";
+      },
+      "check that B, H and D of k and v match the cache's and throw sf::ShapeError naming the shapes (sf::concat does)");
 }
 
 }  // namespace sf::exercise

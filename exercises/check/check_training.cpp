@@ -34,23 +34,29 @@ void check_warmup_cosine(Report& r) {
   };
   const std::vector<Case> cases = {
       {{1e-3, 1e-4, 10, 100}, "lr 1e-3 -> 1e-4, W 10, S 100, steps 0 to 110", hint},
-      {{6e-4, 0.0, 0, 50}, "edge: no warmup (W 0), min_lr 0", "with W = 0 there is no warmup: step 0 is at the peak lr"},
-      {{1.0, 0.5, 1, 2}, "edge: W 1, S 2 (one warmup step, one decay step)",
+      {{6e-4, 0.0, 0, 50},
+       "edge: no warmup (W 0), min_lr 0",
+       "with W = 0 there is no warmup: step 0 is at the peak lr"},
+      {{1.0, 0.5, 1, 2},
+       "edge: W 1, S 2 (one warmup step, one decay step)",
        "warmup starts above zero: step 0 gets lr * 1 / (W + 1), and from step S on the rate stays at min_lr"}};
   for (const Case& c : cases)
-    r.check(c.name, [c] {
-      ScheduleOptions ref;
-      ref.kind = ScheduleKind::cosine;
-      ref.lr = c.s.lr;
-      ref.min_lr = c.s.min_lr;
-      ref.warmup_steps = c.s.warmup_steps;
-      ref.decay_steps = c.s.decay_steps;
-      for (int64_t step = 0; step <= c.s.decay_steps + 10; ++step) {
-        std::string d = compare(lr_at(ref, step), warmup_cosine_lr(c.s, step), 1e-15, 1e-12);
-        if (!d.empty()) return "step " + std::to_string(step) + ": " + d;
-      }
-      return std::string();
-    }, c.hint);
+    r.check(
+        c.name,
+        [c] {
+          ScheduleOptions ref;
+          ref.kind = ScheduleKind::cosine;
+          ref.lr = c.s.lr;
+          ref.min_lr = c.s.min_lr;
+          ref.warmup_steps = c.s.warmup_steps;
+          ref.decay_steps = c.s.decay_steps;
+          for (int64_t step = 0; step <= c.s.decay_steps + 10; ++step) {
+            std::string d = compare(lr_at(ref, step), warmup_cosine_lr(c.s, step), 1e-15, 1e-12);
+            if (!d.empty()) return "step " + std::to_string(step) + ": " + d;
+          }
+          return std::string();
+        },
+        c.hint);
 }
 
 // ---- 16 global-norm clipping ----
@@ -66,34 +72,43 @@ void check_clip_grad_norm(Report& r) {
   std::vector<double> big = random_f32_values(12, 141, 3.0), small = random_f32_values(5, 142, 0.01);
   const std::vector<Case> cases = {
       {{big, random_f32_values(5, 143, 3.0)}, 1.0, "two gradients (12 and 5 values), norm above max_norm 1", hint},
-      {{small, random_f32_values(3, 144, 0.01)}, 1.0, "norm below max_norm: nothing changes",
+      {{small, random_f32_values(3, 144, 0.01)},
+       1.0,
+       "norm below max_norm: nothing changes",
        "clip only when the norm exceeds max_norm: the scale is min(1, max_norm / (norm + 1e-6))"},
-      {{std::vector<double>(4, 0.0)}, 0.5, "edge: all-zero gradients (norm 0)",
+      {{std::vector<double>(4, 0.0)},
+       0.5,
+       "edge: all-zero gradients (norm 0)",
        "a zero norm must not divide by zero: with the 1e-6 in the denominator c is huge, so no clipping happens"},
-      {{{0.0, 1e20, 0.0}}, 1.0, "edge: one huge element (1e20)",
+      {{{0.0, 1e20, 0.0}},
+       1.0,
+       "edge: one huge element (1e20)",
        "sum the squares in double: 1e40 overflows float but not double; the result is (0, ~1, 0)"}};
   for (const Case& c : cases)
-    r.check(c.name, [c] {
-      NamedParameters params;
-      for (size_t i = 0; i < c.grads.size(); ++i) {
-        Tensor p = Tensor::zeros({static_cast<int64_t>(c.grads[i].size())}).requires_grad_();
-        p.set_grad(f32(c.grads[i]));
-        std::string name = "g";
-        name += std::to_string(i);  // (not "g" + to_string: GCC 12 warns falsely, -Wrestrict)
-        params.push_back({name, p});
-      }
-      double expected_norm = sf::clip_grad_norm(params, c.max_norm);
-      std::vector<std::vector<double>> grads = c.grads;
-      double norm = exercise::clip_grad_norm(grads, c.max_norm);
-      std::string d = compare(expected_norm, norm, 1e-12, 1e-6);
-      if (!d.empty()) return "returned norm: " + d;
-      if (grads.size() != c.grads.size()) return std::string("the number of gradients changed");
-      for (size_t i = 0; i < grads.size(); ++i) {
-        std::string g = compare(params[i].second.grad().to_vector(), grads[i], 1e-12, 1e-6);
-        if (!g.empty()) return "gradient " + std::to_string(i) + " " + g;
-      }
-      return std::string();
-    }, c.hint);
+    r.check(
+        c.name,
+        [c] {
+          NamedParameters params;
+          for (size_t i = 0; i < c.grads.size(); ++i) {
+            Tensor p = Tensor::zeros({static_cast<int64_t>(c.grads[i].size())}).requires_grad_();
+            p.set_grad(f32(c.grads[i]));
+            std::string name = "g";
+            name += std::to_string(i);  // (not "g" + to_string: GCC 12 warns falsely, -Wrestrict)
+            params.push_back({name, p});
+          }
+          double expected_norm = sf::clip_grad_norm(params, c.max_norm);
+          std::vector<std::vector<double>> grads = c.grads;
+          double norm = exercise::clip_grad_norm(grads, c.max_norm);
+          std::string d = compare(expected_norm, norm, 1e-12, 1e-6);
+          if (!d.empty()) return "returned norm: " + d;
+          if (grads.size() != c.grads.size()) return std::string("the number of gradients changed");
+          for (size_t i = 0; i < grads.size(); ++i) {
+            std::string g = compare(params[i].second.grad().to_vector(), grads[i], 1e-12, 1e-6);
+            if (!g.empty()) return "gradient " + std::to_string(i) + " " + g;
+          }
+          return std::string();
+        },
+        c.hint);
 }
 
 // ---- 17 AdamW ----
@@ -107,41 +122,51 @@ void check_adamw_step(Report& r) {
     std::string name, hint;
   };
   const std::vector<Case> cases = {
-      {{1e-2, 0.9, 0.999, 1e-8, 0.1}, false, "5 steps on 12 weights, lr 1e-2, wd 0.1: p, m and v after each step", hint},
-      {{1e-3, 0.8, 0.99, 1e-8, 0.0}, false, "betas 0.8 and 0.99, no weight decay",
+      {{1e-2, 0.9, 0.999, 1e-8, 0.1},
+       false,
+       "5 steps on 12 weights, lr 1e-2, wd 0.1: p, m and v after each step",
+       hint},
+      {{1e-3, 0.8, 0.99, 1e-8, 0.0},
+       false,
+       "betas 0.8 and 0.99, no weight decay",
        "use the config's beta1 and beta2 everywhere, including the bias corrections 1 - beta^t"},
-      {{1e-2, 0.9, 0.999, 1e-8, 0.5}, true, "edge: a zero gradient at step 1 (only the decay moves p)",
+      {{1e-2, 0.9, 0.999, 1e-8, 0.5},
+       true,
+       "edge: a zero gradient at step 1 (only the decay moves p)",
        "with g = 0, m and v stay 0: the update is 0 / (0 + eps) = 0 and only p *= 1 - lr wd remains; "
        "decay is decoupled, never added to g"}};
   for (const Case& c : cases)
-    r.check(c.name, [c] {
-      const int64_t n = 12;
-      std::vector<double> p = random_f32_values(n, 151), m(n, 0.0), v(n, 0.0);
-      Tensor P = f32(p).requires_grad_();
-      AdamOptions options;
-      options.lr = c.config.lr;
-      options.beta1 = c.config.beta1;
-      options.beta2 = c.config.beta2;
-      options.eps = c.config.eps;
-      options.weight_decay = c.config.weight_decay;
-      options.decay_rule = DecayRule::everything();
-      AdamW reference({{"w", P}}, options);
-      for (int64_t t = 1; t <= 5; ++t) {
-        std::vector<double> g = random_f32_values(n, 151 + t);
-        if (c.zero_first_grad && t == 1) g.assign(n, 0.0);
-        P.set_grad(f32(g));
-        reference.step();
-        adamw_step(p, g, m, v, t, c.config);
-        std::string at = "after step " + std::to_string(t) + ", ";
-        std::string dm = compare(reference.buffer("exp_avg", 0).to_vector(), m, 1e-9, 1e-5);
-        if (!dm.empty()) return at + "m " + dm;
-        std::string dv = compare(reference.buffer("exp_avg_sq", 0).to_vector(), v, 1e-12, 1e-5);
-        if (!dv.empty()) return at + "v " + dv;
-        std::string dp = compare(P.to_vector(), p, 1e-7, 1e-5);
-        if (!dp.empty()) return at + "p " + dp;
-      }
-      return std::string();
-    }, c.hint);
+    r.check(
+        c.name,
+        [c] {
+          const int64_t n = 12;
+          std::vector<double> p = random_f32_values(n, 151), m(n, 0.0), v(n, 0.0);
+          Tensor P = f32(p).requires_grad_();
+          AdamOptions options;
+          options.lr = c.config.lr;
+          options.beta1 = c.config.beta1;
+          options.beta2 = c.config.beta2;
+          options.eps = c.config.eps;
+          options.weight_decay = c.config.weight_decay;
+          options.decay_rule = DecayRule::everything();
+          AdamW reference({{"w", P}}, options);
+          for (int64_t t = 1; t <= 5; ++t) {
+            std::vector<double> g = random_f32_values(n, 151 + t);
+            if (c.zero_first_grad && t == 1) g.assign(n, 0.0);
+            P.set_grad(f32(g));
+            reference.step();
+            adamw_step(p, g, m, v, t, c.config);
+            std::string at = "after step " + std::to_string(t) + ", ";
+            std::string dm = compare(reference.buffer("exp_avg", 0).to_vector(), m, 1e-9, 1e-5);
+            if (!dm.empty()) return at + "m " + dm;
+            std::string dv = compare(reference.buffer("exp_avg_sq", 0).to_vector(), v, 1e-12, 1e-5);
+            if (!dv.empty()) return at + "v " + dv;
+            std::string dp = compare(P.to_vector(), p, 1e-7, 1e-5);
+            if (!dp.empty()) return at + "p " + dp;
+          }
+          return std::string();
+        },
+        c.hint);
 }
 
 // ---- 18 dynamic loss scaling ----
@@ -191,14 +216,18 @@ void check_loss_scaler(Report& r) {
     }
     return std::string();
   };
-  r.check("ten finite iterations, growth_interval 3: the scale doubles every 3 steps",
-          [=] { return run({}, 3); }, hint);
-  r.check("overflows at iterations 2 (inf), 7 (nan) and 8 (inf in a row), growth_interval 3",
-          [=] { return run({2, 7, 8}, 3); },
-          "an overflow halves the scale and restarts the count of good steps; nan counts as an overflow "
-          "too (std::isfinite is false for both)");
-  r.check("edge: growth_interval 1 (grow after every good step)", [=] { return run({4}, 1); },
-          "compare the count with growth_interval after incrementing it");
+  r.check(
+      "ten finite iterations, growth_interval 3: the scale doubles every 3 steps", [=] { return run({}, 3); }, hint);
+  r.check(
+      "overflows at iterations 2 (inf), 7 (nan) and 8 (inf in a row), growth_interval 3",
+      [=] {
+        return run({2, 7, 8}, 3);
+      },
+      "an overflow halves the scale and restarts the count of good steps; nan counts as an overflow "
+      "too (std::isfinite is false for both)");
+  r.check(
+      "edge: growth_interval 1 (grow after every good step)", [=] { return run({4}, 1); },
+      "compare the count with growth_interval after incrementing it");
 }
 
 }  // namespace sf::exercise

@@ -33,9 +33,8 @@ static std::string index_str(int64_t flat, const Shape& shape) {
 }
 
 // The first difference between two flat value lists; `where` turns a flat index into words.
-static std::string first_difference(const std::vector<double>& e, const std::vector<double>& g,
-                                    double atol, double rtol,
-                                    const std::function<std::string(int64_t)>& where) {
+static std::string first_difference(const std::vector<double>& e, const std::vector<double>& g, double atol,
+                                    double rtol, const std::function<std::string(int64_t)>& where) {
   int64_t first = -1, differ = 0;
   for (size_t i = 0; i < e.size(); ++i)
     if (!close(e[i], g[i], atol, rtol)) {
@@ -56,15 +55,13 @@ std::string compare(const Tensor& expected, const Tensor& got, double atol, doub
                           [&](int64_t i) { return index_str(i, shape); });
 }
 
-std::string compare(const std::vector<double>& expected, const std::vector<double>& got,
-                    double atol, double rtol) {
+std::string compare(const std::vector<double>& expected, const std::vector<double>& got, double atol, double rtol) {
   if (got.size() != expected.size())
     return "size: expected " + std::to_string(expected.size()) + " values, got " + std::to_string(got.size());
-  return first_difference(expected, got, atol, rtol,
-                          [](int64_t i) {
-                            std::string s = "[";  // (not "[" + to_string: GCC 12 warns falsely)
-                            return s + std::to_string(i) + "]";
-                          });
+  return first_difference(expected, got, atol, rtol, [](int64_t i) {
+    std::string s = "[";  // (not "[" + to_string: GCC 12 warns falsely)
+    return s + std::to_string(i) + "]";
+  });
 }
 
 std::string compare(double expected, double got, double atol, double rtol) {
@@ -96,12 +93,10 @@ Tensor op_with_backward(const std::vector<Tensor>& inputs,
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].requires_grad()) continue;
       const std::string& name = input_names.at(i);
-      if (i >= grads.size() || !grads[i].defined())
-        throw CheckFailed("your backward returned no gradient for " + name);
+      if (i >= grads.size() || !grads[i].defined()) throw CheckFailed("your backward returned no gradient for " + name);
       if (grads[i].shape() != inputs[i].shape())
-        throw CheckFailed("your backward returned d" + name + " of shape " + shape_str(grads[i].shape()) +
-                          ", but " + name + " is " + shape_str(inputs[i].shape()) +
-                          " (a gradient has its input's shape)");
+        throw CheckFailed("your backward returned d" + name + " of shape " + shape_str(grads[i].shape()) + ", but " +
+                          name + " is " + shape_str(inputs[i].shape()) + " (a gradient has its input's shape)");
       accumulate_grad(inputs[i], grads[i].to(inputs[i].dtype()));
     }
   });
@@ -118,8 +113,8 @@ std::string gradient_check(const std::function<Tensor(const std::vector<Tensor>&
   GradcheckResult r = gradcheck(f, inputs);
   if (r.ok) return "";
   const std::string name = r.worst_input >= 0 ? input_names.at(static_cast<size_t>(r.worst_input)) : "?";
-  return "d out" + shape_str(r.worst_output) + " / d " + name + shape_str(r.worst_index) +
-         ": backward gives " + num(r.analytic) + ", finite differences give " + num(r.numeric);
+  return "d out" + shape_str(r.worst_output) + " / d " + name + shape_str(r.worst_index) + ": backward gives " +
+         num(r.analytic) + ", finite differences give " + num(r.numeric);
 }
 
 }  // namespace sf::exercise

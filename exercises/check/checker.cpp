@@ -20,8 +20,7 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
-bool Report::check(const std::string& name, const std::function<std::string()>& f,
-                   const std::string& hint) {
+bool Report::check(const std::string& name, const std::function<std::string()>& f, const std::string& hint) {
   if (outcome_ != Outcome::passed) return false;  // an earlier check already ended the exercise
   std::string problem;
   try {
@@ -73,15 +72,14 @@ const std::vector<Exercise>& all_exercises() {
 
 const Exercise& find_exercise(const std::string& number) {
   const auto& all = all_exercises();
-  bool digits = !number.empty() && number.size() <= 3 &&
-                number.find_first_not_of("0123456789") == std::string::npos;
+  bool digits = !number.empty() && number.size() <= 3 && number.find_first_not_of("0123456789") == std::string::npos;
   if (digits) {
     int n = std::stoi(number);
     for (const Exercise& e : all)
       if (e.number == n) return e;
   }
-  throw ConfigError("exercise '" + number + "': no such exercise (valid: 1 to " +
-                    std::to_string(all.back().number) + ", or all; `exercise list` shows them)");
+  throw ConfigError("exercise '" + number + "': no such exercise (valid: 1 to " + std::to_string(all.back().number) +
+                    ", or all; `exercise list` shows them)");
 }
 
 Report run_exercise(const Exercise& e) {
@@ -91,8 +89,9 @@ Report run_exercise(const Exercise& e) {
   try {
     e.run(r);
   } catch (const std::exception& ex) {
-    r.check("the checker itself", [&] { return std::string("internal error: ") + ex.what(); },
-            "this is a bug in the checker, not in your code: please report it");
+    r.check(
+        "the checker itself", [&] { return std::string("internal error: ") + ex.what(); },
+        "this is a bug in the checker, not in your code: please report it");
   }
   return r;
 }
@@ -103,13 +102,11 @@ static std::string lesson_label(int number) {
 }
 
 static void print_one(const Exercise& e, const Report& r, std::ostream& out) {
-  out << "exercise " << e.number << ": " << e.title << " (" << lesson_label(e.lesson)
-      << "; edit exercises/" << e.file << ".cpp)\n";
+  out << "exercise " << e.number << ": " << e.title << " (" << lesson_label(e.lesson) << "; edit exercises/" << e.file
+      << ".cpp)\n";
   for (const std::string& line : r.lines()) out << "  " << line << "\n";
   switch (r.outcome()) {
-    case Outcome::passed:
-      out << "  passed: all " << r.checks_passed() << " checks hold\n";
-      break;
+    case Outcome::passed: out << "  passed: all " << r.checks_passed() << " checks hold\n"; break;
     case Outcome::failed: out << "  failing: fix the check marked FAIL and run it again\n"; break;
     case Outcome::not_implemented: break;
   }
@@ -129,8 +126,8 @@ int print_check(const std::string& which, std::ostream& out) {
     out << "\n";
     ++counts[static_cast<int>(r.outcome())];
   }
-  out << counts[0] << " passed, " << counts[1] << " failing, " << counts[2]
-      << " not implemented yet (of " << all_exercises().size() << ")\n";
+  out << counts[0] << " passed, " << counts[1] << " failing, " << counts[2] << " not implemented yet (of "
+      << all_exercises().size() << ")\n";
   return counts[0] == static_cast<int>(all_exercises().size()) ? 0 : 1;
 }
 
@@ -140,8 +137,8 @@ void print_list(std::ostream& out) {
   out << line;
   for (const Exercise& e : all_exercises()) {
     Report r = run_exercise(e);
-    std::snprintf(line, sizeof line, "%3d  %-44s %-26s %s\n", e.number, e.title.c_str(),
-                  lesson_label(e.lesson).c_str(), outcome_name(r.outcome()));
+    std::snprintf(line, sizeof line, "%3d  %-44s %-26s %s\n", e.number, e.title.c_str(), lesson_label(e.lesson).c_str(),
+                  outcome_name(r.outcome()));
     out << line;
   }
   out << "Edit exercises/NN_name.cpp, then: scratchformer exercise check N (or ./run.sh exercise N)\n";

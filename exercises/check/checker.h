@@ -32,8 +32,7 @@ class Report {
   // NotImplemented ends the exercise as not implemented; any other exception from the learner's
   // code fails the check, quoting its message. Once a check has not held, later ones are skipped
   // (they would repeat the first problem). Returns whether this check held.
-  bool check(const std::string& name, const std::function<std::string()>& f,
-             const std::string& hint);
+  bool check(const std::string& name, const std::function<std::string()>& f, const std::string& hint);
   Outcome outcome() const { return outcome_; }
   int checks_passed() const { return passed_; }
   const std::vector<std::string>& lines() const { return lines_; }
@@ -45,10 +44,10 @@ class Report {
 };
 
 struct Exercise {
-  int number;          // 1, 2, ...: the course order
-  std::string title;   // "softmax forward"
-  int lesson;          // the lesson it belongs to
-  std::string file;    // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
+  int number;         // 1, 2, ...: the course order
+  std::string title;  // "softmax forward"
+  int lesson;         // the lesson it belongs to
+  std::string file;   // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
   std::function<void(Report&)> run;
 };
 
@@ -70,8 +69,8 @@ void print_list(std::ostream& out);
 // NaN against NaN count as equal), else "at (1, 2): expected 0.268941, got 0.5 (3 of 12 values
 // differ)". Names the shape when the shapes differ and says so when `got` is undefined.
 std::string compare(const Tensor& expected, const Tensor& got, double atol = 1e-9, double rtol = 1e-7);
-std::string compare(const std::vector<double>& expected, const std::vector<double>& got,
-                    double atol = 1e-9, double rtol = 1e-7);
+std::string compare(const std::vector<double>& expected, const std::vector<double>& got, double atol = 1e-9,
+                    double rtol = 1e-7);
 std::string compare(double expected, double got, double atol = 1e-9, double rtol = 1e-7);
 
 // A float64 tensor of normal(0, stddev) values, seeded (checks are deterministic).

@@ -6,10 +6,13 @@ namespace sf::exercise {
 
 // onehot (N, V): 1 at (n, targets[n]).
 static Tensor one_hot(const IntTensor& targets, int64_t N, int64_t V, DType dtype) {
-  if (targets.numel() != N) throw ShapeError("cross_entropy: " + std::to_string(targets.numel()) + " targets for " + std::to_string(N) + " rows");
+  if (targets.numel() != N)
+    throw ShapeError("cross_entropy: " + std::to_string(targets.numel()) + " targets for " + std::to_string(N) +
+                     " rows");
   std::vector<double> h(static_cast<size_t>(N * V), 0.0);
   for (int64_t n = 0; n < N; ++n) {
-    if (targets[n] < 0 || targets[n] >= V) throw ShapeError("cross_entropy: target " + std::to_string(targets[n]) + " outside [0, V)");
+    if (targets[n] < 0 || targets[n] >= V)
+      throw ShapeError("cross_entropy: target " + std::to_string(targets[n]) + " outside [0, V)");
     h[n * V + targets[n]] = 1.0;
   }
   return Tensor::from_vector(h, {N, V}, dtype);

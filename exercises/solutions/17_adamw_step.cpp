@@ -5,8 +5,8 @@
 
 namespace sf::exercise {
 
-void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m,
-                std::vector<double>& v, int64_t t, const AdamWConfig& c) {
+void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m, std::vector<double>& v,
+                int64_t t, const AdamWConfig& c) {
   const double bc1 = 1.0 - std::pow(c.beta1, static_cast<double>(t));
   const double bc2 = 1.0 - std::pow(c.beta2, static_cast<double>(t));
   for (size_t i = 0; i < p.size(); ++i) {

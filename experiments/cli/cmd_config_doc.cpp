@@ -10,7 +10,8 @@
 namespace sf {
 
 void add_config_doc_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("config-doc", "print the config reference (configs/README.md) generated from the code");
+  auto* cmd =
+      app.add_subcommand("config-doc", "print the config reference (configs/README.md) generated from the code");
   auto configs_dir = std::make_shared<std::string>("configs");
   cmd->add_option("--configs", *configs_dir, "folder of ready configs to list with their descriptions")
       ->capture_default_str();

@@ -13,10 +13,12 @@
 namespace sf {
 
 void add_data_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("data", "get or describe a dataset: `data shakespeare` downloads and verifies Tiny Shakespeare");
+  auto* cmd = app.add_subcommand(
+      "data", "get or describe a dataset: `data shakespeare` downloads and verifies Tiny Shakespeare");
   auto name = std::make_shared<std::string>();
   auto cache_dir = std::make_shared<std::string>();
-  cmd->add_option("name", *name, "\"shakespeare\" or \"synthetic\"")->required()
+  cmd->add_option("name", *name, "\"shakespeare\" or \"synthetic\"")
+      ->required()
       ->check(CLI::IsMember({"shakespeare", "synthetic"}));
   cmd->add_option("--cache-dir", *cache_dir, "where downloads go (default $SF_DATA_DIR or ~/.cache/scratchformer)");
   cmd->callback([name, cache_dir] {
@@ -30,7 +32,8 @@ void add_data_command(CLI::App& app) {
     std::printf("built-in synthetic corpus: order-%lld Markov source over %lld symbols (seed 1234)\n",
                 static_cast<long long>(source.order()), static_cast<long long>(source.num_symbols()));
     std::printf("  entropy rate (the best possible val loss): %.4f nats/token\n", source.entropy_rate());
-    std::printf("  a bigram model can reach %.4f, a unigram model %.4f\n", source.entropy_given(1), source.entropy_given(0));
+    std::printf("  a bigram model can reach %.4f, a unigram model %.4f\n", source.entropy_given(1),
+                source.entropy_given(0));
   });
 }
 

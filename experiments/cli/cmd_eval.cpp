@@ -28,11 +28,13 @@ void add_eval_command(CLI::App& app) {
     if (c.data.dataset == "text" && !std::filesystem::exists(c.data.path, ec))
       throw DataError("eval: scoring the val split needs the run's training text, data.path = \"" + c.data.path +
                       "\", which is not there (moved, deleted, or a relative path from another working folder); "
-                      "`scratchformer sample " + *target + "` works without it");
+                      "`scratchformer sample " +
+                      *target + "` works without it");
     std::unique_ptr<Task> task = load_saved_task(run);
     std::printf("%s (step %lld)\n", run.record_path.c_str(), static_cast<long long>(run.record["step"].get<int64_t>()));
-    AutocastGuard autocast(c.precision.dtype == "fp16" ? Precision::fp16
-                           : c.precision.dtype == "bf16" ? Precision::bf16 : Precision::fp32);
+    AutocastGuard autocast(c.precision.dtype == "fp16"   ? Precision::fp16
+                           : c.precision.dtype == "bf16" ? Precision::bf16
+                                                         : Precision::fp32);
     if (*iters > 0) {
       double est = task->estimate_loss("val", *iters, static_cast<uint64_t>(c.train.seed));
       std::printf("val loss (estimate, %lld batches): %.4f\n", static_cast<long long>(*iters), est);
@@ -42,7 +44,8 @@ void add_eval_command(CLI::App& app) {
     if (r.accuracy >= 0) std::printf(", exact match %.2f%%", 100 * r.accuracy);
     std::printf(" (%s)\n", r.detail.c_str());
     if (task->entropy_floor() >= 0)
-      std::printf("entropy floor %.4f: %+.4f nats/token above it\n", task->entropy_floor(), r.loss - task->entropy_floor());
+      std::printf("entropy floor %.4f: %+.4f nats/token above it\n", task->entropy_floor(),
+                  r.loss - task->entropy_floor());
   });
 }
 

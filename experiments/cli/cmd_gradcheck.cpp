@@ -14,8 +14,8 @@
 namespace sf {
 
 void add_gradcheck_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("gradcheck",
-                                 "check every op's and module's backward against float64 central differences");
+  auto* cmd =
+      app.add_subcommand("gradcheck", "check every op's and module's backward against float64 central differences");
   auto filter = std::make_shared<std::string>();
   cmd->add_option("--filter", *filter, "only the checks whose group or name contains this text");
   cmd->callback([filter] {
@@ -31,8 +31,7 @@ void add_gradcheck_command(CLI::App& app) {
     std::printf("%-16s %-52s %12s %12s %8s  %s\n", "group", "name", "|a - n|", "allowed", "used", "ok");
     int64_t run = 0, failed = 0;
     for (const auto& c : cases) {
-      if (!filter->empty() && c.group.find(*filter) == std::string::npos &&
-          c.name.find(*filter) == std::string::npos)
+      if (!filter->empty() && c.group.find(*filter) == std::string::npos && c.name.find(*filter) == std::string::npos)
         continue;
       GradcheckResult r = c.run();
       double diff = std::fabs(r.analytic - r.numeric);

@@ -28,8 +28,9 @@ struct InspectArgs {
 
 void add_inspect_command(CLI::App& app) {
   auto a = std::make_shared<InspectArgs>();
-  auto* cmd = app.add_subcommand("inspect", "a trained GPT's attention over a prompt: printed, as heat maps "
-                                            "(PNG per layer) and an HTML page, with each head's measured role");
+  auto* cmd = app.add_subcommand("inspect",
+                                 "a trained GPT's attention over a prompt: printed, as heat maps "
+                                 "(PNG per layer) and an HTML page, with each head's measured role");
   cmd->add_option("run", a->run, "a run directory or a checkpoint .json")->required();
   cmd->add_option("--prompt", a->prompt, "the text to look at (at most block_size tokens); GPT runs only");
   cmd->add_option("--out", a->out, "where the images and the page go (default RUN/inspect)");
@@ -44,7 +45,9 @@ void add_inspect_command(CLI::App& app) {
     if (is_seq2seq_dataset(c.data.dataset)) {
       // Encoder-decoder: the decoder's cross-attention on held-out examples (generated from the
       // config, so the run folder is all it needs), and where it looks.
-      if (!a->prompt.empty()) throw ConfigError("--prompt: " + a->run + " is an encoder-decoder run; it is inspected on its held-out examples");
+      if (!a->prompt.empty())
+        throw ConfigError("--prompt: " + a->run +
+                          " is an encoder-decoder run; it is inspected on its held-out examples");
       std::unique_ptr<Task> task = load_saved_task(run);
       CrossAttentionReport r = cross_attention_report(*task, 64);
       maps = r.first;
@@ -53,8 +56,8 @@ void add_inspect_command(CLI::App& app) {
       if (r.alignment.empty()) {
         text << "task \"" << c.data.dataset << "\": no fixed source position per output token, so no alignment share\n";
       } else {
-        text << "share of cross-attention on the " << r.alignment << " source position (mean over heads, "
-             << r.examples << " held-out examples, " << r.positions << " output tokens):\n";
+        text << "share of cross-attention on the " << r.alignment << " source position (mean over heads, " << r.examples
+             << " held-out examples, " << r.positions << " output tokens):\n";
         for (size_t l = 0; l < r.aligned_share.size(); ++l) {
           char line[64];
           std::snprintf(line, sizeof line, "  decoder layer %zu: %.3f\n", l, r.aligned_share[l]);
@@ -71,8 +74,10 @@ void add_inspect_command(CLI::App& app) {
       std::vector<std::string> labels;
       for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
       maps = attention_maps(*model, ids, labels);
-      report = "head roles (mean attention on the previous token, the first token, earlier copies of the "
-               "current token; row entropy in nats):\n" + format_head_roles(head_roles(maps));
+      report =
+          "head roles (mean attention on the previous token, the first token, earlier copies of the "
+          "current token; row entropy in nats):\n" +
+          format_head_roles(head_roles(maps));
     }
 
     // RUN/inspect by default (a checkpoint record lives in RUN/checkpoints/).
@@ -91,7 +96,8 @@ void add_inspect_command(CLI::App& app) {
       std::cout << (note.empty() ? png : note) << "\n";
     }
     atomic_write_file((out / "attention.json").string(), attention_json(maps) + "\n");
-    atomic_write_file((out / "attention.html").string(), attention_html(maps, "attention of " + a->run + " over \"" + a->prompt + "\""));
+    atomic_write_file((out / "attention.html").string(),
+                      attention_html(maps, "attention of " + a->run + " over \"" + a->prompt + "\""));
     std::cout << (out / "attention.html").string() << " (open it in a browser: choose a layer, hover a token)\n";
   });
 }

@@ -35,11 +35,10 @@ static CLI::Validator finite_in(double lo, double hi) {
           size_t used = 0;
           v = std::stod(text, &used);
           if (used != text.size()) return "expected a number, got " + text;
-        } catch (const std::exception&) {
-          return "expected a number, got " + text;
-        }
+        } catch (const std::exception&) { return "expected a number, got " + text; }
         if (!std::isfinite(v) || v < lo || v > hi)
-          return "must be a finite number in [" + CLI::detail::to_string(lo) + ", " + CLI::detail::to_string(hi) + "], got " + text;
+          return "must be a finite number in [" + CLI::detail::to_string(lo) + ", " + CLI::detail::to_string(hi) +
+                 "], got " + text;
         return "";
       },
       "", "finite");
@@ -47,21 +46,28 @@ static CLI::Validator finite_in(double lo, double hi) {
 
 void add_sample_command(CLI::App& app) {
   auto a = std::make_shared<SampleArgs>();
-  auto* cmd = app.add_subcommand("sample", "generate text from a trained GPT (uses the KV cache); the text streams "
-                                           "out as it is drawn, and Ctrl-C stops it");
+  auto* cmd = app.add_subcommand("sample",
+                                 "generate text from a trained GPT (uses the KV cache); the text streams "
+                                 "out as it is drawn, and Ctrl-C stops it");
   cmd->add_option("run", a->run, "a run directory or a checkpoint .json")->required();
   cmd->add_option("--prompt", a->prompt, "text to continue (default: a newline when the vocabulary has one)");
   cmd->add_option("--temperature", a->o.temperature, "divide the logits by this; 0 = always the most likely token")
-      ->capture_default_str()->check(finite_in(0.0, 100.0));
+      ->capture_default_str()
+      ->check(finite_in(0.0, 100.0));
   cmd->add_option("--top-k", a->o.top_k, "sample among the k most likely tokens only; 0 = all")
-      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{1} << 31));
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 31));
   cmd->add_option("--top-p", a->o.top_p, "nucleus: the smallest set of tokens with probability >= p; 1 = all")
-      ->capture_default_str()->check(finite_in(0.0, 1.0));
+      ->capture_default_str()
+      ->check(finite_in(0.0, 1.0));
   cmd->add_option("--max-new-tokens", a->o.max_new_tokens, "tokens to generate (at most 10^9; Ctrl-C stops early)")
-      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
-  cmd->add_option("--seed", a->seed, "random seed of the sampler")->capture_default_str()
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+  cmd->add_option("--seed", a->seed, "random seed of the sampler")
+      ->capture_default_str()
       ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
-  cmd->add_option("--num-samples", a->count, "how many samples")->capture_default_str()
+  cmd->add_option("--num-samples", a->count, "how many samples")
+      ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   cmd->callback([a] {
     // Everything comes from the run folder (config, tokenizer, weights): the training text is

@@ -39,7 +39,8 @@ static Config resume_config(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   auto* cmd = app.add_subcommand(
-      "train", "train a model as a JSON config says (see configs/README.md); Ctrl-C stops after the current step, saving it");
+      "train",
+      "train a model as a JSON config says (see configs/README.md); Ctrl-C stops after the current step, saving it");
   cmd->add_option("config", args->config, "the experiment's JSON config, e.g. configs/default.json");
   cmd->add_option("--set", args->overrides, "override one config key: --set optim.lr=3e-4 (repeatable)");
   cmd->add_option("--resume", args->resume, "continue the run in RUN_DIR from its last checkpoint, exactly");

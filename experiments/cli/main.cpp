@@ -33,7 +33,7 @@ static int run(int argc, char** argv);
 
 int main(int argc, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS's own kernels for a CPU it does not know (blas.h)
-  sf::dist::init(&argc, &argv);  // a no-op unless started by mpirun
+  sf::dist::init(&argc, &argv);                // a no-op unless started by mpirun
   int code = run(argc, argv);
   const bool failed = code == 2 || code == 3;  // (130 after Ctrl-C is a clean stop, on every rank)
   if (failed && sf::dist::size() > 1) sf::dist::abort(code);
@@ -84,7 +84,8 @@ static int run(int argc, char** argv) {
     std::cerr << error_prefix() << "out of memory (try a smaller model, batch_size or block_size)\n";
     return 2;
   } catch (const std::exception& e) {  // a bug: still one line, and a distinct exit code
-    std::cerr << error_prefix() << "internal error (a bug in scratchformer, please report it): " << one_line(e.what()) << "\n";
+    std::cerr << error_prefix() << "internal error (a bug in scratchformer, please report it): " << one_line(e.what())
+              << "\n";
     return 3;
   }
   return sf::exit_code();

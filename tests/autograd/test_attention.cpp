@@ -65,9 +65,7 @@ void check_against_composed(int64_t B, int64_t H, int64_t T, int64_t S, int64_t 
 
 }  // namespace
 
-TEST_CASE("fused attention equals the composed version: no mask") {
-  check_against_composed(2, 3, 4, 4, 5, {});
-}
+TEST_CASE("fused attention equals the composed version: no mask") { check_against_composed(2, 3, 4, 4, 5, {}); }
 
 TEST_CASE("fused attention equals the composed version: causal, cross lengths, window") {
   AttentionOptions causal;
@@ -166,7 +164,7 @@ static void check_packed_against_sliced(int64_t B, int64_t T, int64_t H, int64_t
 
   Tensor five = reshape(qkv, {B, T, 3, H, D});
   auto head = [&](int64_t i) { return permute(reshape(slice(five, 2, i, i + 1), {B, T, H, D}), {0, 2, 1, 3}); };
-  Tensor y = attention(head(0), head(1), head(2), opt);            // (B, H, T, D)
+  Tensor y = attention(head(0), head(1), head(2), opt);          // (B, H, T, D)
   Tensor sliced = reshape(permute(y, {0, 2, 1, 3}), {B, T, C});  // (B, T, C)
   sum(sliced * w).backward();
 
@@ -187,6 +185,6 @@ TEST_CASE("attention_packed equals slicing the heads out of qkv by hand") {
 }
 
 TEST_CASE("attention_packed rejects a qkv that is not (B, T, 3 * H * D)") {
-  CHECK_THROWS_WITH_AS(attention_packed(Tensor::zeros({2, 3, 10}), 2), doctest::Contains("attention_packed: qkv must be"),
-                       ShapeError);
+  CHECK_THROWS_WITH_AS(attention_packed(Tensor::zeros({2, 3, 10}), 2),
+                       doctest::Contains("attention_packed: qkv must be"), ShapeError);
 }

@@ -54,8 +54,8 @@ std::vector<Tensor> random_inputs(int64_t B, int64_t H, int64_t T, int64_t S, in
 const std::string kWhat[] = {"out", "dq", "dk", "dv"};
 
 // Tiled against stored for one shape and mask; returns the worst relative difference.
-double tiled_vs_stored(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, const AttentionOptions& opt,
-                       DType dtype, double tol) {
+double tiled_vs_stored(int64_t B, int64_t H, int64_t T, int64_t S, int64_t D, const AttentionOptions& opt, DType dtype,
+                       double tol) {
   std::vector<Tensor> x = random_inputs(B, H, T, S, D, dtype);
   Run stored = run_attention(x, opt, AttentionKernel::stored);
   Run tiled = run_attention(x, opt, AttentionKernel::tiled);

@@ -31,10 +31,11 @@ TEST_CASE("anomaly mode names the op whose backward makes an Inf") {
   {
     AnomalyGuard anomaly;
     Tensor y = sum(sqrt(x) * 3.0);  // forward is finite: sqrt(0) = 0
-    CHECK_THROWS_WITH_AS(y.backward(), "anomaly: backward of 'sqrt' with inputs (2) produced NaN or Inf", NumericalError);
+    CHECK_THROWS_WITH_AS(y.backward(), "anomaly: backward of 'sqrt' with inputs (2) produced NaN or Inf",
+                         NumericalError);
   }
   CHECK_FALSE(anomaly_mode());  // the guard restored the previous mode
-  x.set_grad(Tensor());  // (the failed backward had already accumulated sqrt's gradient)
+  x.set_grad(Tensor());         // (the failed backward had already accumulated sqrt's gradient)
   Tensor y = sum(sqrt(x));
   y.backward();  // without anomaly mode the Inf just lands in .grad
   CHECK(std::isinf(x.grad().at({0})));
@@ -49,9 +50,7 @@ TEST_CASE("no_grad records no graph, and restores grad mode afterwards") {
     Tensor y = x * x;
     CHECK_FALSE(y.requires_grad());
     CHECK(y.grad_fn() == nullptr);
-    {
-      NoGradGuard nested;
-    }
+    { NoGradGuard nested; }
     CHECK_FALSE(grad_enabled());
   }
   CHECK(grad_enabled());

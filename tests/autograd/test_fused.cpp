@@ -40,7 +40,8 @@ static void compare(const Fn& fused, const Fn& composed, const std::vector<Shape
   Tensor w = Tensor::randn(ya.shape(), gen, 1.0, DType::f64);
   ya.backward(w);
   yb.backward(w);
-  for (size_t i = 0; i < a.size(); ++i) check_close(a[i].grad(), b[i].grad(), ("gradient of input " + std::to_string(i)).c_str());
+  for (size_t i = 0; i < a.size(); ++i)
+    check_close(a[i].grad(), b[i].grad(), ("gradient of input " + std::to_string(i)).c_str());
 }
 
 // ---- compositions from primitives ----
@@ -79,8 +80,8 @@ static Tensor gelu_tanh_composed(const Tensor& x) {
 TEST_CASE("fused softmax equals exp(x - max) / sum") {
   for (int64_t axis : {-1, 0, 1}) {
     CAPTURE(axis);
-    compare([axis](auto& x) { return softmax(x[0], axis); },
-            [axis](auto& x) { return softmax_composed(x[0], axis); }, {{2, 3, 4}}, 1 + axis);
+    compare([axis](auto& x) { return softmax(x[0], axis); }, [axis](auto& x) { return softmax_composed(x[0], axis); },
+            {{2, 3, 4}}, 1 + axis);
   }
   // partly masked rows (-inf entries): the fused kernel and the composition agree on them too
   Tensor mask = Tensor::from_vector({0, 1, 1, 0, 0, 1, 0, 0, 0}, {3, 3}, DType::f64);
@@ -107,7 +108,12 @@ TEST_CASE("fused log_softmax equals x - max - log(sum(exp(x - max)))") {
 }
 
 TEST_CASE("fused cross_entropy equals -mean of smoothed one-hot times log_softmax") {
-  struct Case { Shape shape; IntTensor targets; int ignore; double eps; };
+  struct Case {
+    Shape shape;
+    IntTensor targets;
+    int ignore;
+    double eps;
+  };
   const Case cases[] = {
       {{4, 5}, IntTensor({4}, {1, 0, 4, 2}), -100, 0.0},
       {{2, 3, 5}, IntTensor({2, 3}, {1, 0, 4, 2, 2, 3}), -100, 0.0},
@@ -148,8 +154,8 @@ TEST_CASE("fused layer_norm equals (x - mean) / sqrt(var + eps) * w + b") {
 }
 
 TEST_CASE("fused gelu (tanh form) equals 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))") {
-  compare([](auto& x) { return gelu(x[0], GeluApprox::tanh); },
-          [](auto& x) { return gelu_tanh_composed(x[0]); }, {{3, 7}}, 40);
+  compare([](auto& x) { return gelu(x[0], GeluApprox::tanh); }, [](auto& x) { return gelu_tanh_composed(x[0]); },
+          {{3, 7}}, 40);
 }
 
 // The exact form needs erf, which is not a primitive: it is checked against the formula

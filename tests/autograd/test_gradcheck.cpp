@@ -14,8 +14,8 @@
 
 using namespace sf;
 
-static const char* const kGroups[] = {"elementwise", "broadcast", "repeated input", "reduce",
-                                      "shape", "matmul", "nn", "attention"};
+static const char* const kGroups[] = {"elementwise", "broadcast", "repeated input", "reduce", "shape",
+                                      "matmul",      "nn",        "attention"};
 
 static void run_group(const std::string& group) {
   int ran = 0;
@@ -54,9 +54,7 @@ TEST_CASE("every registry case belongs to a tested group and has a unique name")
 // A deliberately wrong op: forward x^2, backward claims 3x instead of 2x.
 static Tensor bad_square(const Tensor& x) {
   Tensor out = x.detach() * x.detach();
-  return record(out, "bad_square", {x}, [x](const Tensor& dout) {
-    accumulate_grad(x, dout * x.detach() * 3.0);
-  });
+  return record(out, "bad_square", {x}, [x](const Tensor& dout) { accumulate_grad(x, dout * x.detach() * 3.0); });
 }
 
 TEST_CASE("gradcheck finds a wrong backward and names the worst element") {
@@ -109,8 +107,7 @@ TEST_CASE("gradcheck passes a correct op and reports where it came closest to th
 TEST_CASE("gradcheck refuses float32 inputs and inputs without requires_grad") {
   Tensor x32 = Tensor::ones({2}, DType::f32).requires_grad_();
   auto f = [](const std::vector<Tensor>& in) { return in[0] * 2.0; };
-  CHECK_THROWS_WITH_AS(gradcheck(f, {x32}),
-                       "gradcheck: input 0 (2) is float32; finite differences need float64 inputs",
+  CHECK_THROWS_WITH_AS(gradcheck(f, {x32}), "gradcheck: input 0 (2) is float32; finite differences need float64 inputs",
                        ShapeError);
   Tensor x64 = Tensor::ones({2}, DType::f64);
   CHECK_THROWS_WITH_AS(gradcheck(f, {x64}), "gradcheck: no input requires grad, nothing to check", Error);

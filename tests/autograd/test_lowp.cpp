@@ -28,21 +28,21 @@ static bool fp16_is_nan(uint16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03
 static bool bf16_is_nan(uint16_t h) { return (h & 0x7F80) == 0x7F80 && (h & 0x007F) != 0; }
 
 TEST_CASE("fp16 rounding edge cases") {
-  CHECK(fp16_bits(65504.0f) == 0x7BFF);                 // the largest finite fp16
-  CHECK(fp16_bits(65519.0f) == 0x7BFF);                 // below the midpoint to 65536: stays
-  CHECK(fp16_bits(65520.0f) == 0x7C00);                 // the midpoint rounds (to even) to inf
+  CHECK(fp16_bits(65504.0f) == 0x7BFF);  // the largest finite fp16
+  CHECK(fp16_bits(65519.0f) == 0x7BFF);  // below the midpoint to 65536: stays
+  CHECK(fp16_bits(65520.0f) == 0x7C00);  // the midpoint rounds (to even) to inf
   CHECK(fp16_bits(-65520.0f) == 0xFC00);
-  CHECK(fp16_bits(std::ldexp(1.0f, -14)) == 0x0400);    // smallest normal
-  CHECK(fp16_bits(std::ldexp(1.0f, -24)) == 0x0001);    // smallest subnormal
-  CHECK(fp16_bits(std::ldexp(1.0f, -25)) == 0x0000);    // exactly half of it: ties to even -> 0
-  CHECK(fp16_bits(std::ldexp(1.5f, -25)) == 0x0001);    // more than half: rounds up
-  CHECK(fp16_bits(std::ldexp(1.0f, -26)) == 0x0000);    // below half: 0
-  CHECK(fp16_bits(std::ldexp(3.0f, -25)) == 0x0002);    // 1.5 ulp: tie to even (2)
+  CHECK(fp16_bits(std::ldexp(1.0f, -14)) == 0x0400);             // smallest normal
+  CHECK(fp16_bits(std::ldexp(1.0f, -24)) == 0x0001);             // smallest subnormal
+  CHECK(fp16_bits(std::ldexp(1.0f, -25)) == 0x0000);             // exactly half of it: ties to even -> 0
+  CHECK(fp16_bits(std::ldexp(1.5f, -25)) == 0x0001);             // more than half: rounds up
+  CHECK(fp16_bits(std::ldexp(1.0f, -26)) == 0x0000);             // below half: 0
+  CHECK(fp16_bits(std::ldexp(3.0f, -25)) == 0x0002);             // 1.5 ulp: tie to even (2)
   CHECK(fp16_bits(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);      // tie between 1 and 1+2^-10 -> 1
   CHECK(fp16_bits(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3C02);  // tie -> even mantissa 2
   CHECK(fp16_bits(std::numeric_limits<float>::infinity()) == 0x7C00);
   CHECK(fp16_bits(-std::numeric_limits<float>::infinity()) == 0xFC00);
-  CHECK(fp16_bits(-0.0f) == 0x8000);                    // -0 keeps its sign
+  CHECK(fp16_bits(-0.0f) == 0x8000);  // -0 keeps its sign
   CHECK(fp16_is_nan(fp16_bits(std::numeric_limits<float>::quiet_NaN())));
   CHECK(std::isnan(round_to_fp16(std::numeric_limits<float>::quiet_NaN())));
   CHECK(std::signbit(round_to_fp16(-0.0f)));
@@ -53,15 +53,15 @@ TEST_CASE("fp16 rounding edge cases") {
 
 TEST_CASE("bf16 rounding edge cases") {
   CHECK(bf16_bits(1.0f) == 0x3F80);
-  CHECK(bf16_bits(1.0f + std::ldexp(1.0f, -8)) == 0x3F80);          // tie -> even (1.0)
-  CHECK(bf16_bits(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3F82);      // tie -> even (mantissa 2)
+  CHECK(bf16_bits(1.0f + std::ldexp(1.0f, -8)) == 0x3F80);                          // tie -> even (1.0)
+  CHECK(bf16_bits(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3F82);                      // tie -> even (mantissa 2)
   CHECK(bf16_bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)) == 0x3F81);  // above tie
-  CHECK(bf16_bits(65520.0f) == 0x4780);                 // bf16 has float32's range: no overflow
+  CHECK(bf16_bits(65520.0f) == 0x4780);                           // bf16 has float32's range: no overflow
   CHECK(bf16_bits(std::numeric_limits<float>::max()) == 0x7F80);  // rounds up past the max: inf
-  CHECK(bf16_bits(from_bits(0x7F7F0000)) == 0x7F7F);    // the largest finite bf16 stays
-  CHECK(bf16_bits(from_bits(0x00000001)) == 0x0000);    // smallest float32 subnormal -> 0
-  CHECK(bf16_bits(from_bits(0x00008000)) == 0x0000);    // exact tie at the bottom -> even (0)
-  CHECK(bf16_bits(from_bits(0x00018000)) == 0x0002);    // tie -> even (2)
+  CHECK(bf16_bits(from_bits(0x7F7F0000)) == 0x7F7F);              // the largest finite bf16 stays
+  CHECK(bf16_bits(from_bits(0x00000001)) == 0x0000);              // smallest float32 subnormal -> 0
+  CHECK(bf16_bits(from_bits(0x00008000)) == 0x0000);              // exact tie at the bottom -> even (0)
+  CHECK(bf16_bits(from_bits(0x00018000)) == 0x0002);              // tie -> even (2)
   CHECK(bf16_bits(std::numeric_limits<float>::min()) == 0x0080);  // smallest normal float32
   CHECK(bf16_bits(std::numeric_limits<float>::infinity()) == 0x7F80);
   CHECK(bf16_bits(-std::numeric_limits<float>::infinity()) == 0xFF80);
@@ -126,13 +126,29 @@ TEST_CASE("round_inplace and AutocastGuard") {
 TEST_CASE("round_inplace and lowp_copy (vectorized, threaded) give the scalar rounding's bits") {
   // Every kind of value, in a tensor long enough to take the vector and threaded paths and with a
   // length that leaves a scalar tail: normals, ties, subnormals, overflow, zeros, inf and NaN.
-  std::vector<float> base = {1.0f + 1.0f / 1024 + 1.0f / 4096, 65504.0f, 65520.0f, 70000.0f, 6.0e-8f,
-                             2.9e-8f, 3.0e-8f, 1e-30f, -0.0f, 0.0f, INFINITY, -INFINITY, NAN, 1.00390625f,
-                             -1.0f - 1.0f / 128 - 1.0f / 256, 3.3895314e38f, 0.1f, -7.7e-5f};
+  std::vector<float> base = {1.0f + 1.0f / 1024 + 1.0f / 4096,
+                             65504.0f,
+                             65520.0f,
+                             70000.0f,
+                             6.0e-8f,
+                             2.9e-8f,
+                             3.0e-8f,
+                             1e-30f,
+                             -0.0f,
+                             0.0f,
+                             INFINITY,
+                             -INFINITY,
+                             NAN,
+                             1.00390625f,
+                             -1.0f - 1.0f / 128 - 1.0f / 256,
+                             3.3895314e38f,
+                             0.1f,
+                             -7.7e-5f};
   const int64_t n = 70001;
   std::vector<double> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
-    values[static_cast<size_t>(i)] = base[static_cast<size_t>(i) % base.size()] * (i % 3 == 0 ? 1.0f : 1.0f + 1e-3f * float(i % 7));
+    values[static_cast<size_t>(i)] =
+        base[static_cast<size_t>(i) % base.size()] * (i % 3 == 0 ? 1.0f : 1.0f + 1e-3f * float(i % 7));
   for (Precision p : {Precision::fp16, Precision::bf16}) {
     Tensor t = Tensor::from_vector(values, {n});
     Tensor original = t.clone();

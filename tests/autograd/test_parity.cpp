@@ -55,54 +55,119 @@ static const std::map<std::string, OpFn>& op_table() {
       {"gelu_tanh", [](auto& x, auto&) { return gelu(x[0], GeluApprox::tanh); }},
       {"to", [](auto& x, auto&) { return x[0].to(x[0].dtype() == DType::f32 ? DType::f64 : DType::f32); }},
       {"sum_all", [](auto& x, auto&) { return sum(x[0]); }},
-      {"sum_axes", [](auto& x, auto& p) { return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>()); }},
-      {"sum_axis_last", [](auto& x, auto& p) { return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>()); }},
-      {"sum_axes_size1", [](auto& x, auto& p) { return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>()); }},
+      {"sum_axes",
+       [](auto& x, auto& p) {
+         return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>());
+       }},
+      {"sum_axis_last",
+       [](auto& x, auto& p) {
+         return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>());
+       }},
+      {"sum_axes_size1",
+       [](auto& x, auto& p) {
+         return sum(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>());
+       }},
       {"mean_all_size1", [](auto& x, auto&) { return mean(x[0]); }},
-      {"max_axis_size1", [](auto& x, auto& p) { return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>()); }},
+      {"max_axis_size1",
+       [](auto& x, auto& p) {
+         return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>());
+       }},
       {"mean_all", [](auto& x, auto&) { return mean(x[0]); }},
-      {"mean_axes", [](auto& x, auto& p) { return mean(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>()); }},
-      {"max_axis", [](auto& x, auto& p) { return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>()); }},
-      {"max_axis_keepdim", [](auto& x, auto& p) { return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>()); }},
+      {"mean_axes",
+       [](auto& x, auto& p) {
+         return mean(x[0], p["axes"].template get<std::vector<int64_t>>(), p["keepdim"].template get<bool>());
+       }},
+      {"max_axis",
+       [](auto& x, auto& p) {
+         return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>());
+       }},
+      {"max_axis_keepdim",
+       [](auto& x, auto& p) {
+         return max(x[0], p["axis"].template get<int64_t>(), p["keepdim"].template get<bool>());
+       }},
       {"sum_to", [](auto& x, auto& p) { return sum_to(x[0], shape_of(p["shape"])); }},
       {"expand", [](auto& x, auto& p) { return expand(x[0], shape_of(p["shape"])); }},
       {"reshape", [](auto& x, auto& p) { return reshape(x[0], shape_of(p["shape"])); }},
-      {"transpose", [](auto& x, auto& p) { return transpose(x[0], p["axis0"].template get<int64_t>(), p["axis1"].template get<int64_t>()); }},
+      {"transpose",
+       [](auto& x, auto& p) {
+         return transpose(x[0], p["axis0"].template get<int64_t>(), p["axis1"].template get<int64_t>());
+       }},
       {"permute", [](auto& x, auto& p) { return permute(x[0], p["axes"].template get<std::vector<int64_t>>()); }},
       {"slice_step", [](auto& x, auto& p) { return slice(x[0], p["axis"], p["start"], p["end"], p["step"]); }},
       {"slice_negative", [](auto& x, auto& p) { return slice(x[0], p["axis"], p["start"], p["end"], p["step"]); }},
-      {"concat", [](auto& x, auto& p) { return concat({x[0], x[1]}, p["axis"].template get<int64_t>()); }},
-      {"matmul", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_trans_a", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_trans_b", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_trans_ab", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_batched_broadcast", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_batched_2d_rhs", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
-      {"matmul_batched_2d_rhs_trans_b", [](auto& x, auto& p) { return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()}); }},
+      {"concat",
+       [](auto& x, auto& p) {
+         return concat({x[0], x[1]}, p["axis"].template get<int64_t>());
+       }},
+      {"matmul",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_trans_a",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_trans_b",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_trans_ab",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_batched_broadcast",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_batched_2d_rhs",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
+      {"matmul_batched_2d_rhs_trans_b",
+       [](auto& x, auto& p) {
+         return matmul(x[0], x[1], Transposed{p["trans_a"].template get<bool>(), p["trans_b"].template get<bool>()});
+       }},
       {"linear", [](auto& x, auto&) { return linear(x[0], x[1], x[2]); }},
       {"linear_no_bias", [](auto& x, auto&) { return linear(x[0], x[1]); }},
       {"softmax", [](auto& x, auto& p) { return softmax(x[0], p["axis"].template get<int64_t>()); }},
       {"softmax_axis1", [](auto& x, auto& p) { return softmax(x[0], p["axis"].template get<int64_t>()); }},
       {"log_softmax", [](auto& x, auto& p) { return log_softmax(x[0], p["axis"].template get<int64_t>()); }},
       {"log_softmax_axis0", [](auto& x, auto& p) { return log_softmax(x[0], p["axis"].template get<int64_t>()); }},
-      {"masked_fill", [](auto& x, auto& p) {
+      {"masked_fill",
+       [](auto& x, auto& p) {
          const json& m = p["mask"];
-         Tensor mask = Tensor::from_vector(m["values"].template get<std::vector<double>>(), shape_of(m["shape"]), x[0].dtype());
+         Tensor mask =
+             Tensor::from_vector(m["values"].template get<std::vector<double>>(), shape_of(m["shape"]), x[0].dtype());
          return masked_fill(x[0], mask, p["value"].template get<double>());
        }},
       {"embedding", [](auto& x, auto& p) { return embedding(x[0], ints(p["ids"])); }},
-      {"cross_entropy", [](auto& x, auto& p) { return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]); }},
-      {"cross_entropy_ignore", [](auto& x, auto& p) { return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]); }},
-      {"cross_entropy_smoothing", [](auto& x, auto& p) { return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]); }},
-      {"cross_entropy_ignore_smoothing", [](auto& x, auto& p) { return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]); }},
+      {"cross_entropy",
+       [](auto& x, auto& p) {
+         return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]);
+       }},
+      {"cross_entropy_ignore",
+       [](auto& x, auto& p) {
+         return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]);
+       }},
+      {"cross_entropy_smoothing",
+       [](auto& x, auto& p) {
+         return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]);
+       }},
+      {"cross_entropy_ignore_smoothing",
+       [](auto& x, auto& p) {
+         return cross_entropy(x[0], ints(p["targets"]), p["ignore_index"], p["label_smoothing"]);
+       }},
       {"layer_norm", [](auto& x, auto& p) { return layer_norm(x[0], x[1], x[2], p["eps"].template get<double>()); }},
-      {"layer_norm_no_affine", [](auto& x, auto& p) { return layer_norm(x[0], Tensor(), Tensor(), p["eps"].template get<double>()); }},
-      {"attention", [](auto& x, auto& p) {
+      {"layer_norm_no_affine",
+       [](auto& x, auto& p) { return layer_norm(x[0], Tensor(), Tensor(), p["eps"].template get<double>()); }},
+      {"attention",
+       [](auto& x, auto& p) {
          AttentionOptions opt;
          opt.causal = p["causal"];
          return attention(x[0], x[1], x[2], opt);
        }},
-      {"attention_causal", [](auto& x, auto& p) {
+      {"attention_causal",
+       [](auto& x, auto& p) {
          AttentionOptions opt;
          opt.causal = p["causal"];
          return attention(x[0], x[1], x[2], opt);

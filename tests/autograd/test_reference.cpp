@@ -56,7 +56,8 @@ static Tensor random_tensor(const Shape& shape, uint64_t seed, double stddev = 1
 static ref::Rows<double> rows_f64(const Tensor& t) {
   Tensor d = t.to(DType::f64).detach();
   int64_t C = t.size(-1);
-  ref::Rows<double> r = xt::reshape_view(as_xtensor<double>(d), {static_cast<size_t>(t.numel() / C), static_cast<size_t>(C)});
+  ref::Rows<double> r =
+      xt::reshape_view(as_xtensor<double>(d), {static_cast<size_t>(t.numel() / C), static_cast<size_t>(C)});
   return r;
 }
 
@@ -74,8 +75,8 @@ TEST_CASE_TEMPLATE("softmax and log_softmax match the reference, masked rows inc
   }
 }
 
-TEST_CASE_TEMPLATE("cross_entropy equals NLL of the reference log-softmax, with ignore_index and smoothing", T,
-                   float, double) {
+TEST_CASE_TEMPLATE("cross_entropy equals NLL of the reference log-softmax, with ignore_index and smoothing", T, float,
+                   double) {
   Tensor logits = random_tensor<T>({6, 11}, 5, 3.0);
   IntTensor targets({6}, {0, 10, 3, -100, 7, 7});
   std::vector<int64_t> t = {0, 10, 3, -100, 7, 7};
@@ -140,12 +141,16 @@ TEST_CASE_TEMPLATE("gelu and its gradient match the reference, exact and tanh fo
   }
 }
 
-TEST_CASE_TEMPLATE("attention matches the reference per (batch, head): causal, window, S != T, D on both gemm paths",
-                   T, float, double) {
+TEST_CASE_TEMPLATE("attention matches the reference per (batch, head): causal, window, S != T, D on both gemm paths", T,
+                   float, double) {
   // In float32 the scores are D-term dot products: their worst-case rounding, D eps sum |q k|, is
   // about 5e-5 at D = 64 and the typical error its square root; 1e-5 relative lies between.
   const double attention_tol = std::is_same_v<T, double> ? 1e-12 : 1e-5;
-  struct Case { int64_t Tq, S, D; bool causal; int64_t window; };
+  struct Case {
+    int64_t Tq, S, D;
+    bool causal;
+    int64_t window;
+  };
   for (Case c : {Case{5, 5, 8, false, 0}, Case{130, 130, 32, true, 0}, Case{3, 70, 33, true, 0},
                  Case{66, 66, 64, true, 9}, Case{1, 1, 16, true, 0}}) {
     Tensor q = random_tensor<T>({2, 2, c.Tq, c.D}, 41), k = random_tensor<T>({2, 2, c.S, c.D}, 42),
@@ -175,9 +180,22 @@ TEST_CASE_TEMPLATE("attention matches the reference per (batch, head): causal, w
 }
 
 TEST_CASE("fp16 and bf16 rounding equal the grid formula bit for bit") {
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, 65504.0f, 65519.99f, 65520.0f, 1e-8f, 2.98e-8f, 2.99e-8f,
-                               6.1e-5f, 1.0009765625f, 1.00048828125f, 3.3895e38f, 3.4e38f,
-                               std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min()};
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               65504.0f,
+                               65519.99f,
+                               65520.0f,
+                               1e-8f,
+                               2.98e-8f,
+                               2.99e-8f,
+                               6.1e-5f,
+                               1.0009765625f,
+                               1.00048828125f,
+                               3.3895e38f,
+                               3.4e38f,
+                               std::numeric_limits<float>::infinity(),
+                               std::numeric_limits<float>::denorm_min()};
   // and one float in every 4099 bit patterns: every exponent, both signs, subnormals
   for (uint64_t bits = 0; bits < (1ull << 32); bits += 4099)
     values.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
@@ -190,8 +208,10 @@ TEST_CASE("fp16 and bf16 rounding equal the grid formula bit for bit") {
     }
     float h = round_to_fp16(x), want_h = ref::round_fp16(x);
     float bf = round_to_bf16(x), want_bf = ref::round_bf16(x);
-    if (std::bit_cast<uint32_t>(h) != std::bit_cast<uint32_t>(want_h)) FAIL_CHECK("fp16 of " << x << ": " << h << " vs " << want_h);
-    if (std::bit_cast<uint32_t>(bf) != std::bit_cast<uint32_t>(want_bf)) FAIL_CHECK("bf16 of " << x << ": " << bf << " vs " << want_bf);
+    if (std::bit_cast<uint32_t>(h) != std::bit_cast<uint32_t>(want_h))
+      FAIL_CHECK("fp16 of " << x << ": " << h << " vs " << want_h);
+    if (std::bit_cast<uint32_t>(bf) != std::bit_cast<uint32_t>(want_bf))
+      FAIL_CHECK("bf16 of " << x << ": " << bf << " vs " << want_bf);
     ++checked;
   }
   CHECK(checked > 1000000);

@@ -52,8 +52,8 @@ void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, in
         magnitude += std::fabs(double(alpha) * double(A[static_cast<size_t>(m * rsa + k * csa)]) *
                                double(B[static_cast<size_t>(k * ldb + n)]));
       const double tol = 2.0 * double(K + 2) * eps * magnitude;
-      INFO("M " << M << " N " << N << " K " << K << " alpha " << alpha << " beta " << beta << " ta " << ta
-                << " pad " << pad << " at (" << m << ", " << n << ")");
+      INFO("M " << M << " N " << N << " K " << K << " alpha " << alpha << " beta " << beta << " ta " << ta << " pad "
+                << pad << " at (" << m << ", " << n << ")");
       REQUIRE(!std::isnan(got[i]));
       CHECK(std::fabs(double(got[i]) - double(want[i])) <= tol);
     }
@@ -98,7 +98,7 @@ TEST_CASE("small_gemm with K = 0 scales C by beta") {
 }
 
 TEST_CASE("transpose_block reads a strided block and writes its dense transpose") {
-  const std::vector<float> src = {1, 2, 3, 0,   // (2, 3) with rows 4 apart
+  const std::vector<float> src = {1, 2, 3, 0,  // (2, 3) with rows 4 apart
                                   4, 5, 6, 0};
   std::vector<float> dst(6);
   transpose_block(2, 3, src.data(), 4, dst.data());

@@ -59,9 +59,10 @@ TEST_CASE("nested parallel_for runs inline, and one thread means the calling thr
 
 TEST_CASE("an exception thrown in a chunk reaches the caller, and the pool keeps working") {
   set_num_threads(2);
-  CHECK_THROWS_WITH_AS(parallel_for(8, 1, [](int64_t begin, int64_t) {
-                         if (begin > 0) throw std::runtime_error("chunk failed");
-                       }),
+  CHECK_THROWS_WITH_AS(parallel_for(8, 1,
+                                    [](int64_t begin, int64_t) {
+                                      if (begin > 0) throw std::runtime_error("chunk failed");
+                                    }),
                        "chunk failed", std::runtime_error);
   std::atomic<int64_t> sum{0};
   parallel_for(100, 1, [&](int64_t b, int64_t e) {
@@ -72,8 +73,8 @@ TEST_CASE("an exception thrown in a chunk reaches the caller, and the pool keeps
 
 // C = alpha op(A) op(B) + beta C by the definition, on row-major buffers with leading dimensions.
 template <class T>
-static void naive_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
-                       const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+static void naive_gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+                       int64_t ldb, T beta, T* C, int64_t ldc) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       double acc = 0;
@@ -105,16 +106,19 @@ static void check_gemm_split(int64_t M, int64_t N, int64_t K, double tol) {
 
 TEST_CASE("gemm split over the pool equals the definition: row blocks, column blocks, transposes") {
   set_num_threads(2);
-  check_gemm_split<double>(200, 40, 70, 1e-11);   // M >= N: row blocks
-  check_gemm_split<double>(40, 200, 70, 1e-11);   // M < N: column blocks
-  check_gemm_split<double>(37, 5, 3, 1e-12);      // too small to split
-  check_gemm_split<float>(161, 97, 129, 1e-4);    // float32, ragged block edges
+  check_gemm_split<double>(200, 40, 70, 1e-11);  // M >= N: row blocks
+  check_gemm_split<double>(40, 200, 70, 1e-11);  // M < N: column blocks
+  check_gemm_split<double>(37, 5, 3, 1e-12);     // too small to split
+  check_gemm_split<float>(161, 97, 129, 1e-4);   // float32, ragged block edges
 }
 
 TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   // Each element of C is one dot product over K whichever block it falls in, so the split must
   // not change a single bit: training stays reproducible whatever SF_NUM_THREADS says.
-  struct Case { int64_t M, N, K; bool ta, tb; };
+  struct Case {
+    int64_t M, N, K;
+    bool ta, tb;
+  };
   for (Case c : {Case{300, 70, 257, false, false}, Case{29, 64, 512, true, false}, Case{512, 64, 29, false, false},
                  Case{512, 192, 64, false, true}, Case{64, 192, 512, true, false}}) {
     const int64_t M = c.M, N = c.N, K = c.K;
@@ -131,7 +135,8 @@ TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   set_num_threads(0);
 }
 
-TEST_CASE("OpenBLAS kernels: a generic fallback is replaced from the CPU's features, a known CPU or the user's choice is kept") {
+TEST_CASE(
+    "OpenBLAS kernels: a generic fallback is replaced from the CPU's features, a known CPU or the user's choice is kept") {
   using blas::core_override;
   // OpenBLAS fell back to its SSE3 kernels on a CPU it does not know
   CHECK(core_override("Prescott", true, true, false) == "SkylakeX");

@@ -19,7 +19,7 @@ namespace sf::test {
 inline std::string cli_path() { return std::string(SF_BINARY_DIR) + "/scratchformer"; }
 
 struct CliResult {
-  int exit_code = -1;    // the process's exit status, or 128 + signal when a signal ended it
+  int exit_code = -1;  // the process's exit status, or 128 + signal when a signal ended it
   bool timed_out = false;
   std::string out, err;
 };
@@ -32,7 +32,10 @@ inline pid_t spawn_cli(const std::vector<std::string>& args, int& out_fd, int& e
   if (pid == 0) {
     ::dup2(po[1], 1);
     ::dup2(pe[1], 2);
-    ::close(po[0]); ::close(po[1]); ::close(pe[0]); ::close(pe[1]);
+    ::close(po[0]);
+    ::close(po[1]);
+    ::close(pe[0]);
+    ::close(pe[1]);
     ::setenv("SF_NUM_THREADS", "1", 0);
     std::string exe = cli_path();
     std::vector<char*> argv{exe.data()};
@@ -58,7 +61,8 @@ inline CliResult collect(pid_t pid, int out_fd, int err_fd, double timeout_s) {
   int open_fds = 2;
   char buf[4096];
   while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       r.timed_out = true;
       ::kill(pid, SIGKILL);

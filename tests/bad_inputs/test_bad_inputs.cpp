@@ -98,9 +98,7 @@ template <class E, class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const E& e) {
-    return e.what();
-  }
+  } catch (const E& e) { return e.what(); }
   return "(no error of the expected type)";
 }
 
@@ -137,7 +135,8 @@ TEST_CASE("bad safetensors files: one CheckpointError naming the file and the pr
     CHECK(msg.find('\n') == std::string::npos);
     // The header-only reader refuses the same files (except those whose header is fine).
     if (c.expected.find("cannot be loaded") == std::string::npos)
-      CHECK(error_of<sf::CheckpointError>([&] { sf::read_safetensors_header(c.input); }).find(c.expected) != std::string::npos);
+      CHECK(error_of<sf::CheckpointError>([&] { sf::read_safetensors_header(c.input); }).find(c.expected) !=
+            std::string::npos);
   }
 }
 
@@ -172,13 +171,18 @@ TEST_CASE("a huge-line text file trains with the char and the bpe tokenizer") {
   std::ofstream(tmp / "huge_line.txt", std::ios::binary) << line;
   for (std::string tokenizer : {"char", "bpe"}) {
     INFO("tokenizer " << tokenizer);
-    sf::test::CliResult r = run_cli({"train", "tests/fault/tiny.json", "--set", "data.dataset=\"text\"",
+    sf::test::CliResult r = run_cli({"train", "tests/fault/tiny.json",
+                                     "--set", "data.dataset=\"text\"",
                                      "--set", "data.path=" + (tmp / "huge_line.txt").string(),
-                                     "--set", "data.tokenizer=\"" + tokenizer + "\"", "--set", "data.bpe_vocab_size=300",
+                                     "--set", "data.tokenizer=\"" + tokenizer + "\"",
+                                     "--set", "data.bpe_vocab_size=300",
                                      "--set", "data.cache_dir=" + (tmp / "cache").string(),
-                                     "--set", "train.steps=2", "--set", "schedule.warmup_steps=0",
-                                     "--set", "train.eval_interval=2", "--set", "train.eval_iters=1",
-                                     "--set", "output.run_dir=" + (tmp / ("run_" + tokenizer)).string()}, 300);
+                                     "--set", "train.steps=2",
+                                     "--set", "schedule.warmup_steps=0",
+                                     "--set", "train.eval_interval=2",
+                                     "--set", "train.eval_iters=1",
+                                     "--set", "output.run_dir=" + (tmp / ("run_" + tokenizer)).string()},
+                                    300);
     INFO("stderr: " << r.err);
     CHECK_FALSE(r.timed_out);
     CHECK(r.exit_code == 0);

@@ -16,8 +16,7 @@ namespace sf::test {
 struct TempDir {
   std::filesystem::path path;
   explicit TempDir(const std::string& name) {
-    path = std::filesystem::temp_directory_path() /
-           ("sf_data_" + name + "_" + std::to_string(::getpid()));
+    path = std::filesystem::temp_directory_path() / ("sf_data_" + name + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
@@ -26,8 +25,8 @@ struct TempDir {
 };
 
 // A text dataset config from its first fields (the rest keep their defaults).
-inline sf::data::TextDataConfig text_cfg(const std::filesystem::path& path, double val_fraction,
-                                         int64_t block_size, bool cache) {
+inline sf::data::TextDataConfig text_cfg(const std::filesystem::path& path, double val_fraction, int64_t block_size,
+                                         bool cache) {
   sf::data::TextDataConfig c;
   c.path = path;
   c.val_fraction = val_fraction;
@@ -45,21 +44,20 @@ template <class E, class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const E& e) {
-    return e.what();
-  }
+  } catch (const E& e) { return e.what(); }
   FAIL("expected an exception");
   return "";
 }
 
-inline bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // Files left in a folder (to check that nothing half-written stays behind).
 inline int count_files(const std::filesystem::path& dir) {
   int n = 0;
-  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++n; }
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++n;
+  }
   return n;
 }
 

@@ -53,8 +53,7 @@ TEST_CASE("markov: rows are distributions, pi is stationary") {
       pi_sum += s.stationary()[ctx];
     }
     CHECK(pi_sum == doctest::Approx(1.0).epsilon(1e-12));
-    for (int64_t ctx = 0; ctx < s.num_contexts(); ++ctx)
-      CHECK(std::abs(pi_next[ctx] - s.stationary()[ctx]) < 1e-13);
+    for (int64_t ctx = 0; ctx < s.num_contexts(); ++ctx) CHECK(std::abs(pi_next[ctx] - s.stationary()[ctx]) < 1e-13);
   }
 }
 
@@ -78,10 +77,9 @@ TEST_CASE("markov: the entropy rate is the true model's mean loss on generated t
     }
     double mean = loss / double(count);
     double stderr_ = std::sqrt((loss_sq / double(count) - mean * mean) / double(count));
-    MESSAGE("order " << order << ": entropy rate " << s.entropy_rate() << " nats/token, empirical "
-                     << mean << " +- " << stderr_ << "; unigram " << s.entropy_given(0)
-                     << ", bigram " << s.entropy_given(1) << ", window floor (T=64) "
-                     << s.window_loss_floor(64));
+    MESSAGE("order " << order << ": entropy rate " << s.entropy_rate() << " nats/token, empirical " << mean << " +- "
+                     << stderr_ << "; unigram " << s.entropy_given(0) << ", bigram " << s.entropy_given(1)
+                     << ", window floor (T=64) " << s.window_loss_floor(64));
     // Samples are correlated along the chain; 6 naive standard errors is a generous bound.
     CHECK(std::abs(mean - s.entropy_rate()) < 6 * stderr_ + 1e-3);
     CHECK(s.entropy_given(0) >= s.entropy_given(1));

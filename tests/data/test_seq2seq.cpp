@@ -71,7 +71,7 @@ TEST_CASE("seq2seq: addition of multi-digit numbers") {
 
 TEST_CASE("seq2seq: a fixed held-out set the training stream never yields") {
   Seq2SeqConfig c = config("copy", 1, 3);
-  c.num_symbols = 5;     // 5 + 25 + 125 = 155 possible inputs
+  c.num_symbols = 5;  // 5 + 25 + 125 = 155 possible inputs
   c.eval_size = 30;
   Seq2SeqTask a(c, 1), b(c, 777);
   REQUIRE(a.eval_set().size() == 30);
@@ -101,7 +101,10 @@ static std::pair<size_t, size_t> shape_of(const std::vector<int32_t>& src, bool 
 TEST_CASE("seq2seq: the held-out set leaves training at least half the inputs of every length") {
   // reverse 1-8 symbols: only 10 inputs of length 1 but ~62 of the 500 draws; addition of 1-2
   // digits: 100 sums of two 1-digit numbers but ~625 of the 2500 draws.
-  struct Case { std::string task; int64_t hi, eval_size; };
+  struct Case {
+    std::string task;
+    int64_t hi, eval_size;
+  };
   for (const Case& k : {Case{"reverse", 8, 500}, Case{"addition", 2, 2500}}) {
     CAPTURE(k.task);
     Seq2SeqConfig c = config(k.task, 1, k.hi);

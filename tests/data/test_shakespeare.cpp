@@ -18,8 +18,7 @@ using sf::test::contains;
 using sf::test::error_of;
 
 // The copy the repository ships.
-static const std::filesystem::path kShipped =
-    std::filesystem::path(SF_SOURCE_DIR) / "data/corpora/tinyshakespeare.txt";
+static const std::filesystem::path kShipped = std::filesystem::path(SF_SOURCE_DIR) / "data/corpora/tinyshakespeare.txt";
 
 // Options that look nowhere but where the test says.
 static ShakespeareOptions isolated(const std::filesystem::path& cache) {
@@ -53,8 +52,8 @@ TEST_CASE("tiny shakespeare: a download with the wrong sha256 is refused and not
   ShakespeareOptions o = isolated(dir / "cache");
   o.url = "file://" + (dir / "fake.txt").string();
   std::string msg = error_of<DataError>([&] { ensure_tiny_shakespeare(o); });
-  CHECK(contains(msg, "but its sha256 is " + sha256_hex("To be, or not to be: that is a fake.\n") +
-                          ", expected " + kTinyShakespeareSha256 + "; nothing was saved"));
+  CHECK(contains(msg, "but its sha256 is " + sha256_hex("To be, or not to be: that is a fake.\n") + ", expected " +
+                          kTinyShakespeareSha256 + "; nothing was saved"));
   CHECK(sf::test::count_files(dir / "cache") == 0);
 }
 

@@ -128,8 +128,7 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
     return load_text_dataset(sf::test::text_cfg(p, val, block, true), tc);
   };
   std::string missing = (dir / "missing.txt").string();
-  CHECK(error_of<DataError>([&] { load(dir / "missing.txt"); }) ==
-        missing + ": no such file or folder (data.path)");
+  CHECK(error_of<DataError>([&] { load(dir / "missing.txt"); }) == missing + ": no such file or folder (data.path)");
   write_bytes(dir / "empty.txt", "");
   CHECK(error_of<DataError>([&] { load(dir / "empty.txt"); }) == (dir / "empty.txt").string() + ": file is empty");
   write_bytes(dir / "short.txt", "hello");
@@ -140,20 +139,27 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
   write_bytes(dir / "mid.txt", std::string(40, 'a'));
   CHECK(contains(error_of<DataError>([&] { load(dir / "mid.txt", 8, 0.1); }),
                  "40 tokens split into 36 train + 4 val, but each split needs at least block_size + 1 = 9"));
-  write_bytes(dir / "model.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
-  CHECK(contains(error_of<DataError>([&] { load(dir / "model.bin"); }), "model.bin: looks binary (NUL byte at offset 7)"));
-  CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 8, 1.0); }) == "data.val_fraction: must be in [0, 1), got 1.000000");
+  write_bytes(dir / "model.bin", std::string("\x7f"
+                                             "ELF\x02\x01\x01\0\0\0",
+                                             10));
+  CHECK(contains(error_of<DataError>([&] { load(dir / "model.bin"); }),
+                 "model.bin: looks binary (NUL byte at offset 7)"));
+  CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 8, 1.0); }) ==
+        "data.val_fraction: must be in [0, 1), got 1.000000");
   CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 0); }) == "data.block_size: must be >= 1, got 0");
   tc.type = "words";
-  CHECK(contains(error_of<ConfigError>([&] { load(dir / "mid.txt"); }), "data.tokenizer: \"words\" is not a tokenizer"));
+  CHECK(
+      contains(error_of<ConfigError>([&] { load(dir / "mid.txt"); }), "data.tokenizer: \"words\" is not a tokenizer"));
   tc.type = "char";
   std::filesystem::create_directories(dir / "empty_folder");
-  CHECK(contains(error_of<DataError>([&] { load(dir / "empty_folder"); }), "empty_folder: folder has no .txt files (data.path)"));
+  CHECK(contains(error_of<DataError>([&] { load(dir / "empty_folder"); }),
+                 "empty_folder: folder has no .txt files (data.path)"));
   // A checkpoint's tokenizer that lacks a character of this text: names the file and the char.
   auto ckpt_tok = std::make_shared<CharTokenizer>(CharTokenizer::build("abc"));
   write_bytes(dir / "new.txt", "abcabcabcabcabcabcabcabcz");
-  CHECK(contains(error_of<DataError>([&] { load_text_dataset(sf::test::text_cfg(dir / "new.txt", 0.0, 8, false), tc, ckpt_tok); }),
-                 "new.txt: char tokenizer: character 'z' (U+007A) at position 24 is not in the vocabulary"));
+  CHECK(contains(
+      error_of<DataError>([&] { load_text_dataset(sf::test::text_cfg(dir / "new.txt", 0.0, 8, false), tc, ckpt_tok); }),
+      "new.txt: char tokenizer: character 'z' (U+007A) at position 24 is not in the vocabulary"));
   // Nothing half-written: no cache files and no temp files for the failed loads.
   for (auto& e : std::filesystem::directory_iterator(dir.path))
     CHECK_FALSE(contains(e.path().filename().string(), ".tmp."));
@@ -180,19 +186,26 @@ TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
   a.next();
   nlohmann::json state = nlohmann::json::parse(a.get_state().dump());  // through text, as in a checkpoint
   std::vector<int32_t> expected;
-  for (int i = 0; i < 5; ++i) { auto bt = a.next().inputs.data; expected.insert(expected.end(), bt.begin(), bt.end()); }
+  for (int i = 0; i < 5; ++i) {
+    auto bt = a.next().inputs.data;
+    expected.insert(expected.end(), bt.begin(), bt.end());
+  }
   RandomWindows resumed(tokens, 16, 4, 999);
   resumed.set_state(state);
   CHECK(resumed.batches_drawn() == 3);
   std::vector<int32_t> got;
-  for (int i = 0; i < 5; ++i) { auto bt = resumed.next().inputs.data; got.insert(got.end(), bt.begin(), bt.end()); }
+  for (int i = 0; i < 5; ++i) {
+    auto bt = resumed.next().inputs.data;
+    got.insert(got.end(), bt.begin(), bt.end());
+  }
   CHECK(got == expected);
   // A state from other data is refused.
   RandomWindows other(std::make_shared<const std::vector<int32_t>>(300, 0), 16, 4, 42);
   CHECK(contains(error_of<DataError>([&] { other.set_state(state); }),
                  "data state in checkpoint: saved for 500 tokens, the data now has 300"));
-  CHECK(contains(error_of<DataError>([&] { RandomWindows(std::make_shared<const std::vector<int32_t>>(10, 0), 16, 4, 1); }),
-                 "train split: 10 tokens, but one window needs block_size + 1 = 17"));
+  CHECK(contains(
+      error_of<DataError>([&] { RandomWindows(std::make_shared<const std::vector<int32_t>>(10, 0), 16, 4, 1); }),
+      "train split: 10 tokens, but one window needs block_size + 1 = 17"));
 }
 
 TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next batch drawn ahead, resumable") {
@@ -204,8 +217,8 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   auto gen = std::make_shared<sf::TorchGenerator>(1337);
   TorchWindows train(tokens, 16, 4, gen, /*prefetch=*/true);  // draws batch 0 now
   TorchWindows eval(tokens, 16, 4, gen, /*prefetch=*/false);
-  LmBatch e = eval.next();   // an evaluation between: after batch 0 was drawn
-  LmBatch b0 = train.next(); // hands out batch 0, draws batch 1
+  LmBatch e = eval.next();    // an evaluation between: after batch 0 was drawn
+  LmBatch b0 = train.next();  // hands out batch 0, draws batch 1
 
   // The same stream by hand: starts = randint(500 - 16) four times per batch.
   sf::TorchGenerator ref(1337);
@@ -244,7 +257,8 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   CHECK(contains(error_of<DataError>([&] { own.set_state(state); }), "not a random-window sampler state"));
   nlohmann::json outside = state;
   outside["pending"][0] = 484;  // starts are in [0, 484)
-  CHECK(contains(error_of<DataError>([&] { resumed.set_state(outside); }), "a pending window start is outside the data"));
+  CHECK(
+      contains(error_of<DataError>([&] { resumed.set_state(outside); }), "a pending window start is outside the data"));
   nlohmann::json short_pending = state;
   short_pending["pending"].erase(0);
   CHECK(contains(error_of<DataError>([&] { resumed.set_state(short_pending); }), "\"pending\" has the wrong length"));
@@ -278,9 +292,9 @@ TEST_CASE("sequential windows: each target once, in order, and the tail is repor
   std::vector<int32_t> v(103);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(i);
   SequentialWindows sw(std::make_shared<const std::vector<int32_t>>(v), 10, 4);
-  CHECK(sw.num_windows() == 10);        // (103 - 1) / 10
-  CHECK(sw.num_batches() == 3);         // 4 + 4 + 2 rows
-  CHECK(sw.dropped_targets() == 2);     // targets 101 and 102
+  CHECK(sw.num_windows() == 10);     // (103 - 1) / 10
+  CHECK(sw.num_batches() == 3);      // 4 + 4 + 2 rows
+  CHECK(sw.dropped_targets() == 2);  // targets 101 and 102
   std::vector<int32_t> targets;
   for (int64_t i = 0; i < sw.num_batches(); ++i) {
     LmBatch b = sw.batch(i);
@@ -289,5 +303,6 @@ TEST_CASE("sequential windows: each target once, in order, and the tail is repor
   }
   REQUIRE(targets.size() == 100);
   for (int32_t k = 0; k < 100; ++k) CHECK(targets[static_cast<size_t>(k)] == k + 1);
-  CHECK(sw.batch(0).inputs.data == SequentialWindows(std::make_shared<const std::vector<int32_t>>(v), 10, 4).batch(0).inputs.data);
+  CHECK(sw.batch(0).inputs.data ==
+        SequentialWindows(std::make_shared<const std::vector<int32_t>>(v), 10, 4).batch(0).inputs.data);
 }

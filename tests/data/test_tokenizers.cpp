@@ -56,15 +56,20 @@ TEST_CASE("char tokenizer: round trip on random text over all planes") {
 TEST_CASE("char tokenizer: unknown characters are an error naming them, or <unk> when asked") {
   CharTokenizer tok = CharTokenizer::build("abc");
   std::string msg = error_of<DataError>([&] { tok.encode("abxc"); });
-  CHECK(msg == "char tokenizer: character 'x' (U+0078) at position 2 is not in the vocabulary of 3 "
-               "characters built from the training text (set \"unk\": true to map unknown "
-               "characters to <unk>)");
+  CHECK(msg ==
+        "char tokenizer: character 'x' (U+0078) at position 2 is not in the vocabulary of 3 "
+        "characters built from the training text (set \"unk\": true to map unknown "
+        "characters to <unk>)");
   CharTokenizer with_unk = CharTokenizer::build("abc", /*use_unk=*/true);
   CHECK(with_unk.vocab_size() == 4);
   auto ids = with_unk.encode("ab苹c");
   CHECK(ids == std::vector<int32_t>{0, 1, 3, 2});
-  CHECK(with_unk.decode(ids) == "ab\xEF\xBF\xBD" "c");  // <unk> decodes to U+FFFD
-  CHECK(contains(error_of<DataError>([&] { tok.decode({0, 7}); }),
+  CHECK(with_unk.decode(ids) ==
+        "ab\xEF\xBF\xBD"
+        "c");  // <unk> decodes to U+FFFD
+  CHECK(contains(error_of<DataError>([&] {
+                   tok.decode({0, 7});
+                 }),
                  "token id 7 at position 1 is outside the vocabulary [0, 3)"));
 }
 
@@ -80,10 +85,10 @@ TEST_CASE("char tokenizer: JSON save and load, and the checkpoint check") {
   check_same_tokenizer(tok, loaded->to_json(), "run/checkpoint.json");  // no throw
 
   CharTokenizer other = CharTokenizer::build("hello, World\n");
-  std::string msg = error_of<DataError>(
-      [&] { check_same_tokenizer(other, tok.to_json(), "run/checkpoint.json"); });
-  CHECK(contains(msg, "run/checkpoint.json: the data's tokenizer does not match the checkpoint's "
-                      "(char vocab of 10 vs checkpoint's char vocab of 12)"));
+  std::string msg = error_of<DataError>([&] { check_same_tokenizer(other, tok.to_json(), "run/checkpoint.json"); });
+  CHECK(contains(msg,
+                 "run/checkpoint.json: the data's tokenizer does not match the checkpoint's "
+                 "(char vocab of 10 vs checkpoint's char vocab of 12)"));
   CHECK(contains(msg, "first difference at id 3: \"W\" vs \"d\""));
   CHECK(other.hash() != tok.hash());
 }
@@ -91,15 +96,15 @@ TEST_CASE("char tokenizer: JSON save and load, and the checkpoint check") {
 TEST_CASE("tokenizer JSON: malformed files are clear errors") {
   sf::test::TempDir dir("badtok");
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"wordpiece\"}");
-  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
-                 "unknown tokenizer type \"wordpiece\""));
+  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }), "unknown tokenizer type \"wordpiece\""));
   sf::test::write_bytes(dir / "t.json", "{not json");
   CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }), "t.json: not valid JSON"));
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"bpe\", \"merges\": [[300, 1]]}");
   CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
                  "merge 0 (300, 1) uses a token that does not exist yet"));
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"char\", \"chars\": \"\"}");  // found by fuzzing
-  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }), "t.json: char tokenizer field \"chars\" is empty"));
+  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
+                 "t.json: char tokenizer field \"chars\" is empty"));
 }
 
 TEST_CASE("gpt2 pre-split: chunks like GPT-2's regex, concatenating to the input") {

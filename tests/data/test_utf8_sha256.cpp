@@ -26,12 +26,12 @@ TEST_CASE("utf8: decodes code points of every length and encodes them back") {
 
 TEST_CASE("utf8: malformed input names the byte offset") {
   CHECK(utf8_first_error("ok") == -1);
-  CHECK(utf8_first_error("ab\xFF") == 2);          // invalid lead byte
-  CHECK(utf8_first_error("abc\xC3") == 3);         // truncated
-  CHECK(utf8_first_error("\xC0\xAF") == 0);        // overlong '/'
-  CHECK(utf8_first_error("x\xED\xA0\x80") == 1);   // surrogate U+D800
+  CHECK(utf8_first_error("ab\xFF") == 2);            // invalid lead byte
+  CHECK(utf8_first_error("abc\xC3") == 3);           // truncated
+  CHECK(utf8_first_error("\xC0\xAF") == 0);          // overlong '/'
+  CHECK(utf8_first_error("x\xED\xA0\x80") == 1);     // surrogate U+D800
   CHECK(utf8_first_error("\xF4\x90\x80\x80") == 0);  // above U+10FFFF
-  CHECK(utf8_first_error("\x80") == 0);            // lone continuation byte
+  CHECK(utf8_first_error("\x80") == 0);              // lone continuation byte
   std::string msg = error_of<DataError>([] { utf8_decode("hello \xFFworld", "notes.txt"); });
   CHECK(msg == "notes.txt: invalid UTF-8 at byte offset 6 (byte 0xFF); is this a text file?");
 }
@@ -57,8 +57,14 @@ TEST_CASE("utf8: a stream holds back a character split across pieces and never e
   CHECK(s.push("\x88") == "");
   CHECK(s.push("\x91") == "我");
   // A stray continuation byte, or a lead byte followed by no continuation: U+FFFD, and on.
-  CHECK(s.push("\x91" "a") == "\xEF\xBF\xBD" "a");  // (two literals: \x91a would be one escape)
-  CHECK(s.push("\xE6" "b") == "\xEF\xBF\xBD" "b");
+  CHECK(s.push("\x91"
+               "a") ==
+        "\xEF\xBF\xBD"
+        "a");  // (two literals: \x91a would be one escape)
+  CHECK(s.push("\xE6"
+               "b") ==
+        "\xEF\xBF\xBD"
+        "b");
   // An incomplete tail at the end is said, and shown as one U+FFFD.
   CHECK(s.push("\xE6\x88") == "");
   bool tail = false;
@@ -84,8 +90,7 @@ TEST_CASE("sha256: FIPS 180-4 and NIST test vectors") {
     left -= n;
   }
   auto d = h.digest();
-  CHECK(to_hex(d.data(), d.size()) ==
-        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  CHECK(to_hex(d.data(), d.size()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // 55, 56 and 64 bytes: the padding boundary cases (checked against sha256sum).
   CHECK(sha256_hex(std::string(55, 'a')) == "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
   CHECK(sha256_hex(std::string(56, 'a')) == "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");

@@ -35,11 +35,12 @@ TEST_CASE("compare names the first differing element, both values and how many d
 
 // tanh with a given backward, as the checker wraps a learner's.
 static Tensor tanh_with(const Tensor& x, Tensor (*backward)(const Tensor& y, const Tensor& dy)) {
-  return op_with_backward({x}, [](const std::vector<Tensor>& in) { return sf::tanh(in[0]); },
-                          [backward](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
-                            return std::vector<Tensor>{backward(y, dy)};
-                          },
-                          {"x"});
+  return op_with_backward(
+      {x}, [](const std::vector<Tensor>& in) { return sf::tanh(in[0]); },
+      [backward](const std::vector<Tensor>&, const Tensor& y, const Tensor& dy) {
+        return std::vector<Tensor>{backward(y, dy)};
+      },
+      {"x"});
 }
 
 TEST_CASE("the gradient check passes a right backward and names the entry of a wrong one") {
@@ -53,21 +54,23 @@ TEST_CASE("the gradient check passes a right backward and names the entry of a w
   CHECK(d.find(" / d x(") != std::string::npos);
   CHECK(d.find("backward gives") != std::string::npos);
   CHECK(d.find("finite differences give") != std::string::npos);
-  CHECK_THROWS_WITH_AS(gradient_check([&](const std::vector<Tensor>& in) { return tanh_with(in[0], bad_shape); },
-                                      {x}, {"x"}),
-                       "your backward returned dx of shape (3), but x is (2, 3) (a gradient has its input's shape)",
-                       CheckFailed);
+  CHECK_THROWS_WITH_AS(
+      gradient_check([&](const std::vector<Tensor>& in) { return tanh_with(in[0], bad_shape); }, {x}, {"x"}),
+      "your backward returned dx of shape (3), but x is (2, 3) (a gradient has its input's shape)", CheckFailed);
   // A function that copies values out has no graph: said in words, not a gradcheck error.
-  std::string detached = gradient_check([](const std::vector<Tensor>& in) { return sf::tanh(in[0]).detach(); },
-                                        {x}, {"x"});
+  std::string detached =
+      gradient_check([](const std::vector<Tensor>& in) { return sf::tanh(in[0]).detach(); }, {x}, {"x"});
   CHECK(detached.find("no gradient history") != std::string::npos);
 }
 
 TEST_CASE("a report stops at the first check that does not hold, with its hint") {
   Report ok;
-  CHECK(ok.check("first", [] { return std::string(); }, "h"));
-  CHECK(!ok.check("second", [] { return std::string("at (0): expected 1, got 2"); }, "the hint"));
-  CHECK(!ok.check("third", [] { return std::string(); }, "h"));  // skipped
+  CHECK(ok.check(
+      "first", [] { return std::string(); }, "h"));
+  CHECK(!ok.check(
+      "second", [] { return std::string("at (0): expected 1, got 2"); }, "the hint"));
+  CHECK(!ok.check(
+      "third", [] { return std::string(); }, "h"));  // skipped
   CHECK(ok.outcome() == Outcome::failed);
   CHECK(ok.checks_passed() == 1);
   REQUIRE(ok.lines().size() == 3);
@@ -76,13 +79,15 @@ TEST_CASE("a report stops at the first check that does not hold, with its hint")
   CHECK(ok.lines()[2] == "      hint: the hint");
 
   Report stub;
-  CHECK(!stub.check("values", [] () -> std::string { todo("f in exercises/x.cpp"); }, "h"));
+  CHECK(!stub.check(
+      "values", []() -> std::string { todo("f in exercises/x.cpp"); }, "h"));
   CHECK(stub.outcome() == Outcome::not_implemented);
   REQUIRE(stub.lines().size() == 1);
   CHECK(stub.lines()[0].rfind("not implemented yet: f in exercises/x.cpp", 0) == 0);
 
   Report threw;
-  CHECK(!threw.check("values", [] () -> std::string { throw ShapeError("matmul: (2, 3) @ (2, 3)"); }, "h"));
+  CHECK(!threw.check(
+      "values", []() -> std::string { throw ShapeError("matmul: (2, 3) @ (2, 3)"); }, "h"));
   CHECK(threw.outcome() == Outcome::failed);
   CHECK(threw.lines()[0] == "FAIL  values: your code threw an error: matmul: (2, 3) @ (2, 3)");
 }
@@ -92,10 +97,11 @@ TEST_CASE("exercises are found by number, anything else is refused naming the va
   CHECK(find_exercise("05").number == 5);
   CHECK(find_exercise("18").title == "dynamic loss scaling");
   for (const char* bad : {"0", "19", "x", "", "-1", "5a", "1000000000000"})
-    CHECK_THROWS_WITH_AS(find_exercise(bad),
-                         ("exercise '" + std::string(bad) +
-                          "': no such exercise (valid: 1 to 18, or all; `exercise list` shows them)").c_str(),
-                         ConfigError);
+    CHECK_THROWS_WITH_AS(
+        find_exercise(bad),
+        ("exercise '" + std::string(bad) + "': no such exercise (valid: 1 to 18, or all; `exercise list` shows them)")
+            .c_str(),
+        ConfigError);
 }
 
 TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {

@@ -37,8 +37,8 @@ static std::string joined(const Report& r) {
 // Whether the learner has changed exercises/<file>.cpp from the committed stub (git says so;
 // without git, or outside a checkout, the copy counts as untouched and is checked strictly).
 [[maybe_unused]] static bool edited_by_learner(const Exercise& e) {
-  std::string cmd = "git -C '" + std::string(SF_SOURCE_DIR) + "' diff --quiet HEAD -- 'exercises/" + e.file +
-                    ".cpp' >/dev/null 2>&1";
+  std::string cmd =
+      "git -C '" + std::string(SF_SOURCE_DIR) + "' diff --quiet HEAD -- 'exercises/" + e.file + ".cpp' >/dev/null 2>&1";
   int rc = std::system(cmd.c_str());
   return rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 1;
 }

@@ -31,7 +31,8 @@ std::string read_text(const fs::path& p) {
 }
 
 // grad_norms.csv rows "seed,layer,post_ln,pre_ln" -> per seed, the two columns.
-void read_grad_norms(const fs::path& csv, std::map<int, std::vector<double>>& post, std::map<int, std::vector<double>>& pre) {
+void read_grad_norms(const fs::path& csv, std::map<int, std::vector<double>>& post,
+                     std::map<int, std::vector<double>>& pre) {
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);  // header
@@ -65,16 +66,27 @@ std::string verdict_of(const std::string& report, const std::string& id) {
 
 // A tiny model in the paper's setting (the study config's own model options), quick mode.
 std::vector<std::string> tiny(const fs::path& dir, int steps) {
-  return {"model.n_layer=4", "model.n_embd=32", "model.n_head=2", "model.block_size=16",
-          "data.dataset=\"synthetic\"", "data.path=\"\"", "data.corpus_tokens=20000", "data.corpus_val_tokens=2000",
-          "train.batch_size=8", "train.steps=" + std::to_string(steps), "train.eval_iters=2",
-          "output.run_dir=\"" + dir.string() + "\"", "compare.quick=true", "compare.depths=[2, 4]",
+  return {"model.n_layer=4",
+          "model.n_embd=32",
+          "model.n_head=2",
+          "model.block_size=16",
+          "data.dataset=\"synthetic\"",
+          "data.path=\"\"",
+          "data.corpus_tokens=20000",
+          "data.corpus_val_tokens=2000",
+          "train.batch_size=8",
+          "train.steps=" + std::to_string(steps),
+          "train.eval_iters=2",
+          "output.run_dir=\"" + dir.string() + "\"",
+          "compare.quick=true",
+          "compare.depths=[2, 4]",
           "compare.warmup_steps=" + std::to_string(steps / 3)};
 }
 
 }  // namespace
 
-TEST_CASE("compare_ln: quick study prints every finding with its criterion and a verdict that follows from its numbers") {
+TEST_CASE(
+    "compare_ln: quick study prints every finding with its criterion and a verdict that follows from its numbers") {
   fs::path dir = fs::temp_directory_path() / "sf_test_compare_ln";
   fs::remove_all(dir);
   CompareStudy study = load_compare_study("configs/compare_ln.json", tiny(dir, 24));
@@ -82,10 +94,12 @@ TEST_CASE("compare_ln: quick study prints every finding with its criterion and a
   CHECK(study.options.lrs.empty());
   std::ostringstream log;
   std::string report_path = run_compare_study(study, log);
-  for (const char* phase : {"phase 1/4", "phase 2/4", "phase 3/4", "phase 4/4"}) CHECK(log.str().find(phase) != std::string::npos);
+  for (const char* phase : {"phase 1/4", "phase 2/4", "phase 3/4", "phase 4/4"})
+    CHECK(log.str().find(phase) != std::string::npos);
 
   std::string report = read_text(report_path);
-  for (const char* f : {"grad_norms.csv", "depth.csv", "hidden_norms.csv", "runs.csv", "curves.csv"}) CHECK(fs::exists(dir / f));
+  for (const char* f : {"grad_norms.csv", "depth.csv", "hidden_norms.csv", "runs.csv", "curves.csv"})
+    CHECK(fs::exists(dir / f));
   CHECK(report.find("## Our numbers beside the paper's") != std::string::npos);
 
   // Findings 1a, 1b: recompute the verdicts from the per-seed CSV.
@@ -116,7 +130,8 @@ TEST_CASE("compare_ln: quick study prints every finding with its criterion and a
   for (const auto& [v, losses] : val) REQUIRE(losses.size() == 2);
   auto gap = [&](const std::string& norm) {
     return ((val[norm + "_ln_no_warmup"][0] - val[norm + "_ln_warmup"][0]) +
-            (val[norm + "_ln_no_warmup"][1] - val[norm + "_ln_warmup"][1])) / 2;
+            (val[norm + "_ln_no_warmup"][1] - val[norm + "_ln_warmup"][1])) /
+           2;
   };
   bool reproduced = gap("post") >= 0.1 && std::fabs(gap("pre")) < 0.1;
   CHECK(verdict_of(report, "4") == (reproduced ? "reproduced" : "not reproduced"));
@@ -127,8 +142,9 @@ TEST_CASE("compare_ln: in the paper's setting Post-LN's FFN gradients grow towar
   fs::path dir = fs::temp_directory_path() / "sf_test_compare_ln_paper";
   fs::remove_all(dir);
   // The study's own model (6 layers, d 128, T 64, batch 16) at init only, on the synthetic corpus.
-  std::vector<std::string> o = {"data.dataset=\"synthetic\"", "data.path=\"\"", "output.run_dir=\"" + dir.string() + "\"",
-                                "compare.quick=true", "compare.depths=[6]", "compare.train_curves=false"};
+  std::vector<std::string> o = {
+      "data.dataset=\"synthetic\"", "data.path=\"\"",     "output.run_dir=\"" + dir.string() + "\"",
+      "compare.quick=true",         "compare.depths=[6]", "compare.train_curves=false"};
   std::ostringstream log;
   run_compare_study(load_compare_study("configs/compare_ln.json", o), log);
   std::map<int, std::vector<double>> post, pre;
@@ -166,15 +182,18 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
   fs::path bad = fs::temp_directory_path() / "sf_test_bad_study.json";
   auto write = [&](const std::string& text) { std::ofstream(bad) << text; };
   write(R"({"model": {"n_layer": 2}, "compare": {"grad_batches": 0}})");
-  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.grad_batches: must be >= 1, got 0"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.grad_batches: must be >= 1, got 0"),
+                       ConfigError);
   write(R"({"compare": {"depth": [2]}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.depth: unknown key"), ConfigError);
   write(R"({"compare": {"depths": [0]}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.depths: every depth"), ConfigError);
   write(R"({"compare": {"seeds": 0}})");
-  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.seeds: must be from 1 to 100, got 0"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()),
+                       doctest::Contains("compare.seeds: must be from 1 to 100, got 0"), ConfigError);
   write(R"({"compare": {"lrs": [1e-3, -1]}})");
-  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.lrs: every learning rate must be a number > 0"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_compare_study(bad.string()),
+                       doctest::Contains("compare.lrs: every learning rate must be a number > 0"), ConfigError);
   write(R"({"compare": {"quick": 1}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.quick: wrong type"), ConfigError);
   CHECK_THROWS_WITH_AS(load_compare_study("configs/no_such_study.json"), doctest::Contains("not found"), ConfigError);
@@ -189,7 +208,10 @@ TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and th
   auto is_num = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
   std::vector<std::string> report_numbers;
   for (size_t i = 0; i < report.size();) {
-    if (!std::isdigit(static_cast<unsigned char>(report[i]))) { ++i; continue; }
+    if (!std::isdigit(static_cast<unsigned char>(report[i]))) {
+      ++i;
+      continue;
+    }
     size_t j = i;
     while (j < report.size() && is_num(report[j])) ++j;
     std::string number = report.substr(i, j - i);
@@ -206,7 +228,8 @@ TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and th
     std::string quoted = text.substr(a, b - a);
     int n = 0;
     for (size_t i = 0; i < quoted.size();) {
-      if (!std::isdigit(static_cast<unsigned char>(quoted[i])) || (i > 0 && std::isalpha(static_cast<unsigned char>(quoted[i - 1])))) {
+      if (!std::isdigit(static_cast<unsigned char>(quoted[i])) ||
+          (i > 0 && std::isalpha(static_cast<unsigned char>(quoted[i - 1])))) {
         ++i;
         continue;
       }

@@ -20,9 +20,7 @@ using json = nlohmann::json;
 static std::string error_of(const json& j) {
   try {
     validate_config(config_from_json(j));
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
+  } catch (const ConfigError& e) { return e.what(); }
   return "";
 }
 
@@ -89,8 +87,9 @@ TEST_CASE("a config accepts exactly the option names the model code parses (one 
   for (const std::string& name : activation_names()) CHECK(error_of(json{{"model", {{"activation", name}}}}) == "");
   for (const std::string& name : init_names()) CHECK(error_of(json{{"model", {{"init", name}}}}) == "");
   CHECK(error_of(json{{"model", {{"pos_encoding", "none"}}}}) == "");  // nn had it; the config refused it
-  CHECK(error_of(json{{"model", {{"activation", "gelu_tahn"}}}}) ==
-        "model.activation: must be one of \"gelu\", \"gelu_tanh\", \"relu\", got \"gelu_tahn\" (did you mean \"gelu_tanh\"?)");
+  CHECK(
+      error_of(json{{"model", {{"activation", "gelu_tahn"}}}}) ==
+      "model.activation: must be one of \"gelu\", \"gelu_tanh\", \"relu\", got \"gelu_tahn\" (did you mean \"gelu_tanh\"?)");
   CHECK_THROWS_WITH_AS(parse_init("he"), "init: unknown 'he' (valid: gpt2, xavier)", ConfigError);
 }
 
@@ -123,9 +122,12 @@ TEST_CASE("load_config names the file, and reports JSON syntax errors with their
   Config c = load_config(good, {"train.batch_size=3"});
   CHECK(c.optim.lr == 0.01);
   CHECK(c.train.batch_size == 3);
-  CHECK_THROWS_WITH_AS(load_config(good, {"optim.lr=-1"}), (good + ": optim.lr: must be > 0, got -1").c_str(), ConfigError);
-  CHECK_THROWS_WITH_AS(load_config(bad), doctest::Contains((bad + ": invalid JSON: parse error at line 1").c_str()), ConfigError);
-  CHECK_THROWS_WITH_AS(load_config((dir / "none.json").string()), doctest::Contains("config file not found"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(good, {"optim.lr=-1"}), (good + ": optim.lr: must be > 0, got -1").c_str(),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(bad), doctest::Contains((bad + ": invalid JSON: parse error at line 1").c_str()),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config((dir / "none.json").string()), doctest::Contains("config file not found"),
+                       ConfigError);
   fs::remove_all(dir);
 }
 

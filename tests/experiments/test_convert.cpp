@@ -40,10 +40,12 @@ TEST_CASE("nanoGPT round trip: run to ckpt.pt and meta.pkl and back to a run tha
   const std::string back = (dir / "run").string();
   int code = 0;
 
-  std::string log = run_command(convert + " to-nanogpt " + c.output.run_dir + " " + ckpt + " --meta " + meta + " 2>&1", code);
+  std::string log =
+      run_command(convert + " to-nanogpt " + c.output.run_dir + " " + ckpt + " --meta " + meta + " 2>&1", code);
   INFO(log);
   REQUIRE(code == 0);
-  log = run_command(convert + " to-run " + ckpt + " " + back + " --meta " + meta + " --text " + c.data.path + " 2>&1", code);
+  log = run_command(convert + " to-run " + ckpt + " " + back + " --meta " + meta + " --text " + c.data.path + " 2>&1",
+                    code);
   INFO(log);
   REQUIRE(code == 0);
 

@@ -55,8 +55,8 @@ TEST_CASE("grad_accum_steps N over batch b gives the losses of one step on batch
     TrainResult micro = quiet_train(accum);
     REQUIRE(micro.losses.size() == one_step.losses.size());
     double diff = max_relative_difference(micro.losses, one_step.losses);
-    MESSAGE("accumulation of " << n << " x " << 8 / n << " vs one batch of 8: largest relative loss difference "
-                               << diff << " over 30 steps");
+    MESSAGE("accumulation of " << n << " x " << 8 / n << " vs one batch of 8: largest relative loss difference " << diff
+                               << " over 30 steps");
     CHECK(diff < kAccumTolerance);
     // (The estimate, val_loss, draws eval_iters batches of batch_size rows: other rows here.)
     CHECK(micro.full.loss == doctest::Approx(one_step.full.loss).epsilon(kAccumTolerance));
@@ -117,7 +117,5 @@ TEST_CASE("train.grad_accum_steps is validated, and the error names the key") {
   try {
     validate_config(c);
     FAIL("accepted grad_accum_steps 0");
-  } catch (const ConfigError& e) {
-    CHECK(std::string(e.what()).find("train.grad_accum_steps: must be >= 1") == 0);
-  }
+  } catch (const ConfigError& e) { CHECK(std::string(e.what()).find("train.grad_accum_steps: must be >= 1") == 0); }
 }

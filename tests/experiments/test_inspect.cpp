@@ -28,7 +28,8 @@ AttentionMaps one_hot_maps(const std::vector<int32_t>& ids, int64_t (*to)(int64_
   m.ids = ids;
   const int64_t T = static_cast<int64_t>(ids.size());
   for (int64_t q = 0; q < T; ++q) m.labels.push_back(std::to_string(ids[q]));
-  m.weights.assign(1, std::vector<std::vector<std::vector<double>>>(1, std::vector<std::vector<double>>(T, std::vector<double>(T, 0.0))));
+  m.weights.assign(1, std::vector<std::vector<std::vector<double>>>(
+                          1, std::vector<std::vector<double>>(T, std::vector<double>(T, 0.0))));
   for (int64_t q = 0; q < T; ++q) m.weights[0][0][q][to(q)] = 1.0;
   return m;
 }
@@ -61,7 +62,9 @@ TEST_CASE("head roles: a previous-token head, a first-token head and a copy head
   CHECK(first.first == doctest::Approx(1.0));
   CHECK(first.prev == doctest::Approx(1.0 / 5));
   // Queries 3 and 4 repeat tokens 0 and 1: a head that looks back at the earlier copy.
-  HeadRole copy = head_roles(one_hot_maps(ids, [](int64_t q) { return q == 3 ? int64_t{0} : q == 4 ? int64_t{1} : q; }))[0];
+  HeadRole copy = head_roles(one_hot_maps(ids, [](int64_t q) {
+    return q == 3 ? int64_t{0} : q == 4 ? int64_t{1} : q;
+  }))[0];
   REQUIRE(copy.has_same);
   CHECK(copy.same == doctest::Approx(1.0));
   CHECK(copy.prev == doctest::Approx(0.0));
@@ -81,15 +84,16 @@ TEST_CASE("inspect on a trained run: causal rows that sum to 1, a table row per 
   fs::remove_all(out);
   int code = -1;
   std::string printed = run_command(std::string(SF_BINARY_DIR) + "/scratchformer inspect " + run +
-                                        " --prompt 'the cat sat. the' --out " + out.string() + " 2>&1", code);
+                                        " --prompt 'the cat sat. the' --out " + out.string() + " 2>&1",
+                                    code);
   INFO(printed);
   REQUIRE(code == 0);
   json maps = json::parse(slurp(out / "attention.json"));
   const auto& w = maps.at("weights");
-  REQUIRE(w.size() == 1);      // tiny_config: 1 layer
-  REQUIRE(w[0].size() == 2);   // 2 heads
+  REQUIRE(w.size() == 1);     // tiny_config: 1 layer
+  REQUIRE(w[0].size() == 2);  // 2 heads
   const size_t T = maps.at("labels").size();
-  CHECK(T == 16);              // one character per token, block_size of them
+  CHECK(T == 16);  // one character per token, block_size of them
   for (const auto& head : w[0])
     for (size_t q = 0; q < T; ++q) {
       double sum = 0;
@@ -122,7 +126,8 @@ TEST_CASE("the attention page in headless Chromium: after its script ran, the ce
   fs::remove_all(out);
   int code = -1;
   std::string printed = run_command(std::string(SF_BINARY_DIR) + "/scratchformer inspect " + run +
-                                        " --prompt 'a dog ran! we' --quiet --out " + out.string() + " 2>&1", code);
+                                        " --prompt 'a dog ran! we' --quiet --out " + out.string() + " 2>&1",
+                                    code);
   INFO(printed);
   REQUIRE(code == 0);
   json maps = json::parse(slurp(out / "attention.json"));
@@ -131,7 +136,8 @@ TEST_CASE("the attention page in headless Chromium: after its script ran, the ce
   std::string dom = run_command(chromium + flags + " --dump-dom " + url + " 2>/dev/null", code);
   REQUIRE(code == 0);
   // Every cell of the first layer (the one shown first), with its weight, as the script made it.
-  std::regex cell(R"re(class="cell" data-layer="(\d+)" data-head="(\d+)" data-q="(\d+)" data-k="(\d+)" data-w="([0-9.]+)")re");
+  std::regex cell(
+      R"re(class="cell" data-layer="(\d+)" data-head="(\d+)" data-q="(\d+)" data-k="(\d+)" data-w="([0-9.]+)")re");
   size_t cells = 0, mismatched = 0;
   for (auto it = std::sregex_iterator(dom.begin(), dom.end(), cell); it != std::sregex_iterator(); ++it) {
     const std::smatch& m = *it;
@@ -144,7 +150,8 @@ TEST_CASE("the attention page in headless Chromium: after its script ran, the ce
   CHECK(mismatched == 0);
   // A screenshot, kept next to the page as the test's artifact.
   fs::path shot = fs::path(SF_BINARY_DIR) / "inspect_page.png";
-  run_command(chromium + flags + " --window-size=1200,900 --screenshot=" + shot.string() + " " + url + " 2>/dev/null", code);
+  run_command(chromium + flags + " --window-size=1200,900 --screenshot=" + shot.string() + " " + url + " 2>/dev/null",
+              code);
   CHECK(code == 0);
   CHECK(fs::exists(shot));
 }
@@ -154,12 +161,15 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   fs::path run = fs::temp_directory_path() / "sf_test_experiments" / "inspect_reverse";
   const std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   int code = -1;
-  std::string log = run_command(exe + " train " + std::string(SF_SOURCE_DIR) + "/configs/reverse.json --set output.run_dir=" +
-                                    run.string() + " --set output.overwrite=true --set train.steps=300 --set train.eval_interval=300"
-                                    " --set schedule.warmup_steps=30 --set train.samples=0 2>&1", code);
+  std::string log = run_command(exe + " train " + std::string(SF_SOURCE_DIR) +
+                                    "/configs/reverse.json --set output.run_dir=" + run.string() +
+                                    " --set output.overwrite=true --set train.steps=300 --set train.eval_interval=300"
+                                    " --set schedule.warmup_steps=30 --set train.samples=0 2>&1",
+                                code);
   INFO(log);
   REQUIRE(code == 0);
-  std::string printed = run_command(exe + " inspect " + run.string() + " --quiet --out " + (run / "inspect").string() + " 2>&1", code);
+  std::string printed =
+      run_command(exe + " inspect " + run.string() + " --quiet --out " + (run / "inspect").string() + " 2>&1", code);
   INFO(printed);
   REQUIRE(code == 0);
   CHECK(printed.find("share of cross-attention on the mirrored source position") != std::string::npos);

@@ -74,7 +74,8 @@ std::string train(int np, const std::string& args, int& code) {
     leaks_off = "ASAN_OPTIONS='" + options + (options.empty() ? "" : ":") + "detect_leaks=0' ";  // the last one wins
   }
   std::string launcher = np > 0 ? "mpirun --quiet --oversubscribe -np " + std::to_string(np) + " " : "";
-  return run_command(leaks_off + "timeout 60 " + launcher + kExe + " train " + tiny_config_file() + " " + args + " 2>&1", code);
+  return run_command(
+      leaks_off + "timeout 60 " + launcher + kExe + " train " + tiny_config_file() + " " + args + " 2>&1", code);
 }
 
 std::string run_dir(const std::string& name) { return (work_dir() / name).string(); }
@@ -153,8 +154,9 @@ TEST_CASE("a 2-rank run resumes with 2 ranks or as 1 rank x grad_accum 2, and sa
     std::string dir = run_dir("resume_" + how);
     std::string first = train(2, "--set train.steps=10 --set output.run_dir=" + dir, code);
     REQUIRE_MESSAGE(code == 0, first);
-    std::string rest = how == "np2" ? train(2, "--resume " + dir + " --set train.steps=20", code)
-                                    : train(0, "--resume " + dir + " --set train.steps=20 --set train.grad_accum_steps=2", code);
+    std::string rest = how == "np2"
+                           ? train(2, "--resume " + dir + " --set train.steps=20", code)
+                           : train(0, "--resume " + dir + " --set train.steps=20 --set train.grad_accum_steps=2", code);
     REQUIRE_MESSAGE(code == 0, rest);
     CHECK(losses("resume_" + how) == losses("full"));
   }
@@ -178,12 +180,14 @@ TEST_CASE("a rank with bad input, or another config, ends the whole job at once 
   int code = -1;
   // Rank 1 is given a config file that does not exist (mpirun's MPMD form: one program per rank).
   std::string out = run_command("timeout 60 mpirun --quiet --oversubscribe -np 1 " + good + " : -np 1 " + kExe +
-                                " train " + (work_dir() / "missing.json").string() + " 2>&1", code);
+                                    " train " + (work_dir() / "missing.json").string() + " 2>&1",
+                                code);
   CHECK(code == 2);  // not 124: timeout did not have to end a hang
   CHECK(out.find("error (rank 1 of 2): config file not found") != std::string::npos);
   // Rank 1 is given another learning rate.
-  out = run_command("timeout 60 mpirun --quiet --oversubscribe -np 1 " + good + " : -np 1 " + good +
-                    " --set optim.lr=0.02 2>&1", code);
+  out = run_command(
+      "timeout 60 mpirun --quiet --oversubscribe -np 1 " + good + " : -np 1 " + good + " --set optim.lr=0.02 2>&1",
+      code);
   CHECK(code == 2);
   CHECK(out.find("error (rank 1 of 2): config: rank 1 has another one than rank 0") != std::string::npos);
 }
@@ -223,8 +227,8 @@ TEST_CASE("a rank killed with kill -9 in the middle of a run ends the job, no ha
     ::dup2(::fileno(stdout), 2);
     std::string config = tiny_config_file(), set_dir = "output.run_dir=" + dir;
     // (Without --quiet: then mpirun says which rank died and how.)
-    ::execlp("mpirun", "mpirun", "--oversubscribe", "-np", "2", kExe.c_str(), "train", config.c_str(),
-             "--set", "train.steps=100000", "--set", "schedule.decay_steps=100000", "--set", set_dir.c_str(), nullptr);
+    ::execlp("mpirun", "mpirun", "--oversubscribe", "-np", "2", kExe.c_str(), "train", config.c_str(), "--set",
+             "train.steps=100000", "--set", "schedule.decay_steps=100000", "--set", set_dir.c_str(), nullptr);
     ::_exit(127);
   }
   // Wait until the ranks train (metrics.jsonl has train rows), then kill rank 1.

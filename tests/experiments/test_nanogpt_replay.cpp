@@ -49,12 +49,13 @@ TEST_CASE("train.rng torch replays nanoGPT's Shakespeare recipe: the same losses
   fs::remove_all(run_dir);
 
   int code = -1;
-  std::string ours = run_command(
-      "SF_TINYSHAKESPEARE='" + text.string() + "' " + exe + " train " + SF_SOURCE_DIR +
-          "/configs/shakespeare_char_cpu.json --set train.rng=torch --set train.steps=30"
-          " --set schedule.warmup_steps=10 --set schedule.decay_steps=30 --set train.eval_interval=10"
-          " --set train.samples=0 --set output.plot=false --set output.run_dir=" + run_dir.string() + " 2>&1",
-      code);
+  std::string ours =
+      run_command("SF_TINYSHAKESPEARE='" + text.string() + "' " + exe + " train " + SF_SOURCE_DIR +
+                      "/configs/shakespeare_char_cpu.json --set train.rng=torch --set train.steps=30"
+                      " --set schedule.warmup_steps=10 --set schedule.decay_steps=30 --set train.eval_interval=10"
+                      " --set train.samples=0 --set output.plot=false --set output.run_dir=" +
+                      run_dir.string() + " 2>&1",
+                  code);
   INFO(ours);
   REQUIRE(code == 0);
   std::string torch = run_command("OPENBLAS_NUM_THREADS=1 /usr/bin/python3 " + std::string(SF_SOURCE_DIR) +

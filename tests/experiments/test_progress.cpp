@@ -46,6 +46,6 @@ TEST_CASE("progress: with segment costs the ETA counts the work left, not the st
   by_work.update({10, 1, 1, 1, 1, 0});
   int steps_eta = eta_seconds(plain.str()), work_eta = eta_seconds(weighted.str());
   CHECK(steps_eta >= 1);
-  CHECK(work_eta >= 9 * steps_eta - 9);   // rounding of each to whole seconds
+  CHECK(work_eta >= 9 * steps_eta - 9);  // rounding of each to whole seconds
   CHECK(work_eta <= 9 * steps_eta + 9);
 }

@@ -36,7 +36,7 @@ TEST_CASE("a tiny GPT learns: the loss falls well below its starting value") {
   c.train.steps = 60;
   TrainResult r = quiet_train(c);
   REQUIRE(r.losses.size() == 60);
-  CHECK(r.losses.front() > 2.5);                     // about ln(vocab) at the start
+  CHECK(r.losses.front() > 2.5);  // about ln(vocab) at the start
   CHECK(r.val_loss < 0.6 * r.losses.front());
   // The run directory has the resolved config, the metrics and the checkpoints.
   fs::path dir = c.output.run_dir;
@@ -66,22 +66,22 @@ TEST_CASE("same config and seed give the same losses bit for bit, another seed d
 
 TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's losses bit for bit") {
   for (const std::string rng : {"xoshiro", "torch"}) {  // torch: the shared generator and the batch drawn ahead
-  CAPTURE(rng);
-  Config c = tiny_config("resume");
-  c.model.dropout = 0.1;
-  c.train.rng = rng;
-  c.output.checkpoint_interval = 5;
-  StopAndResume r = train_stopped_and_resumed(c, 15);
-  const TrainResult& full = r.full;
-  REQUIRE(r.first.losses.size() == 15);
-  CHECK(r.rest.first_step == 15);
-  CHECK(r.joined == full.losses);
-  CHECK(r.rest.val_loss == full.val_loss);
-  // metrics.jsonl holds each step once, with the uninterrupted run's losses.
-  std::vector<double> logged;
-  for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
-    if (row["kind"] == "train") logged.push_back(row["loss"].get<double>());
-  CHECK(logged == full.losses);
+    CAPTURE(rng);
+    Config c = tiny_config("resume");
+    c.model.dropout = 0.1;
+    c.train.rng = rng;
+    c.output.checkpoint_interval = 5;
+    StopAndResume r = train_stopped_and_resumed(c, 15);
+    const TrainResult& full = r.full;
+    REQUIRE(r.first.losses.size() == 15);
+    CHECK(r.rest.first_step == 15);
+    CHECK(r.joined == full.losses);
+    CHECK(r.rest.val_loss == full.val_loss);
+    // metrics.jsonl holds each step once, with the uninterrupted run's losses.
+    std::vector<double> logged;
+    for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
+      if (row["kind"] == "train") logged.push_back(row["loss"].get<double>());
+    CHECK(logged == full.losses);
   }
 }
 
@@ -99,7 +99,7 @@ static int spawn_train_and_signal(const std::string& exe, const Config& c, int s
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawnattr_t attr;  // default SIGINT/SIGTERM actions in the child, even when ctest runs in
+  posix_spawnattr_t attr;       // default SIGINT/SIGTERM actions in the child, even when ctest runs in
   posix_spawnattr_init(&attr);  // a shell's background job (which ignores SIGINT)
   sigset_t defaults;
   sigemptyset(&defaults);
@@ -192,7 +192,12 @@ TEST_CASE("Ctrl-C stops at the end of a step, saves last, exits 130, and --resum
   CHECK(last_row == stopped_at);
   // One line says where it stopped and how to continue.
   std::string out;
-  { std::ifstream in(log); std::stringstream ss; ss << in.rdbuf(); out = ss.str(); }
+  {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+  }
   std::string where = "interrupted (SIGINT) at step " + std::to_string(stopped_at) + "/5000";
   CHECK(out.find(where) != std::string::npos);
   CHECK(out.find("scratchformer train --resume " + c.output.run_dir) != std::string::npos);
@@ -228,13 +233,20 @@ TEST_CASE("a truncated or corrupt checkpoint is named, the other checkpoint is u
   CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("sha256 differs"), CheckpointError);
   // Truncate it.
   fs::resize_file(weights, fs::file_size(weights) / 2);
-  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains(weights.filename().string().c_str()), CheckpointError);
+  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains(weights.filename().string().c_str()),
+                       CheckpointError);
   CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("truncated"), CheckpointError);
   // A torn record.
   std::string text;
-  { std::ifstream in(last); std::stringstream ss; ss << in.rdbuf(); text = ss.str(); }
+  {
+    std::ifstream in(last);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
   std::ofstream(last) << text.substr(0, text.size() / 2);
-  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("not a valid checkpoint record"), CheckpointError);
+  CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("not a valid checkpoint record"),
+                       CheckpointError);
   // best was never touched and still loads.
   CHECK_NOTHROW(read_checkpoint_record(best));
   // Resuming from the damaged `last` is one clear error.
@@ -302,8 +314,8 @@ TEST_CASE("train.reference puts a known result beside the final val loss, in the
   o.out = &log;
   TrainResult r = train(c, o);
   char expected[160];
-  std::snprintf(expected, sizeof expected, "  beside a made-up baseline: val loss 1.5000; this run %.4f (%+.4f)\n", r.val_loss,
-                r.val_loss - 1.5);
+  std::snprintf(expected, sizeof expected, "  beside a made-up baseline: val loss 1.5000; this run %.4f (%+.4f)\n",
+                r.val_loss, r.val_loss - 1.5);
   CHECK(log.str().find(expected) != std::string::npos);
   json summary = json::parse(std::ifstream(fs::path(c.output.run_dir) / "summary.json"));
   CHECK(summary["reference_val_loss"] == 1.5);
@@ -340,7 +352,7 @@ TEST_CASE("a run saved before a config key existed resumes: the missing key coun
   json record = read_checkpoint_record(last);
   REQUIRE(record["config"]["model"].contains("scale_embeddings"));
   record["config"]["model"].erase("scale_embeddings");  // as a record written before that key was added
-  record.erase("record_sha256");                       // (which had no checksum either)
+  record.erase("record_sha256");                        // (which had no checksum either)
   std::ofstream(last) << record.dump(1);
   TrainOptions resume;
   resume.resume = true;

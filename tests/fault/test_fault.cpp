@@ -31,10 +31,10 @@ using json = nlohmann::json;
 using sf::test::run_cli;
 
 using sf::test::kTiny;
+using sf::test::seconds_since;
 using sf::test::TempDir;
 using sf::test::train_args;
 using sf::test::train_losses;
-using sf::test::seconds_since;
 
 namespace {
 
@@ -135,7 +135,8 @@ TEST_CASE("a full disk: a clean stop with one error line and the last checkpoint
   fs::create_directories(disk);
   std::string opts = "size=" + std::to_string(small + ckpt + ckpt / 2 + 2 * 4096);
   if (::mount("tmpfs", disk.c_str(), "tmpfs", 0, opts.c_str()) != 0) {
-    MESSAGE("skipped: cannot mount a tmpfs here (" << std::string(std::strerror(errno)) << "); needs root with CAP_SYS_ADMIN");
+    MESSAGE("skipped: cannot mount a tmpfs here (" << std::string(std::strerror(errno))
+                                                   << "); needs root with CAP_SYS_ADMIN");
     return;
   }
   fs::path run = disk / "run";
@@ -167,9 +168,10 @@ TEST_CASE("a full disk: a clean stop with one error line and the last checkpoint
 TEST_CASE("an exploding learning rate stops the run naming the step and the loss") {
   REQUIRE(fs::exists(sf::test::cli_path()));
   TempDir tmp("explode");
-  sf::test::CliResult r = run_cli(train_args(tmp.path / "run", {"--set", "optim.lr=1e6", "--set", "optim.grad_clip=0",
-                                                                "--set", "schedule.name=\"constant\"",
-                                                                "--set", "schedule.warmup_steps=0"}), 120);
+  sf::test::CliResult r =
+      run_cli(train_args(tmp.path / "run", {"--set", "optim.lr=1e6", "--set", "optim.grad_clip=0", "--set",
+                                            "schedule.name=\"constant\"", "--set", "schedule.warmup_steps=0"}),
+              120);
   INFO("stderr: " << r.err);
   CHECK(r.exit_code == 2);
   auto lines = sf::test::lines_of(r.err);
@@ -189,9 +191,7 @@ TEST_CASE("anomaly mode names the first op whose output is not finite") {
   std::string msg;
   try {
     sf::train(c, opt);
-  } catch (const sf::NumericalError& e) {
-    msg = e.what();
-  }
+  } catch (const sf::NumericalError& e) { msg = e.what(); }
   INFO("message: " << msg);
   CHECK(msg.find("anomaly: ") == 0);
   CHECK(msg.find(" of '") != std::string::npos);  // "forward of 'matmul' with inputs ..."

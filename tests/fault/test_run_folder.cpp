@@ -56,7 +56,8 @@ std::string slurp(const fs::path& p) {
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() != ".lock") files[fs::relative(e.path(), dir).string()] = slurp(e.path());
+    if (e.is_regular_file() && e.path().filename() != ".lock")
+      files[fs::relative(e.path(), dir).string()] = slurp(e.path());
   return files;
 }
 
@@ -89,7 +90,8 @@ bool wait_for(const fs::path& p) {
 // A config training a char model on the text file `text` into `run`.
 fs::path write_text_config(const fs::path& dir, const fs::path& text, const fs::path& run) {
   json c = json::parse(slurp(sf::test::kTiny));
-  c["data"] = {{"dataset", "text"}, {"path", text.string()}, {"tokenizer", "char"}, {"cache_dir", (dir / "cache").string()}};
+  c["data"] = {
+      {"dataset", "text"}, {"path", text.string()}, {"tokenizer", "char"}, {"cache_dir", (dir / "cache").string()}};
   c["train"]["steps"] = 6;
   c["train"]["eval_interval"] = 3;
   c["schedule"]["warmup_steps"] = 2;
@@ -101,7 +103,8 @@ fs::path write_text_config(const fs::path& dir, const fs::path& text, const fs::
 
 // Some text: the same characters in another order give other tokens with the same vocabulary.
 std::string some_text(bool shuffled) {
-  std::string line = shuffled ? "the fox jumps over a lazy dog quick brown\n" : "a quick brown fox jumps over the lazy dog\n";
+  std::string line =
+      shuffled ? "the fox jumps over a lazy dog quick brown\n" : "a quick brown fox jumps over the lazy dog\n";
   std::string text;
   for (int i = 0; i < 300; ++i) text += line;
   return text;
@@ -113,13 +116,15 @@ TEST_CASE("two processes in one run folder: the second is refused with the first
   TempDir tmp("lock");
   fs::path run = tmp.path / "run";
   int out_fd, err_fd;
-  pid_t first = sf::test::spawn_cli(train_args(run, {"--set", "train.steps=100000", "--set", "schedule.name=\"constant\"",
-                                                     "--set", "schedule.warmup_steps=0"}), out_fd, err_fd);
+  pid_t first = sf::test::spawn_cli(train_args(run, {"--set", "train.steps=100000", "--set",
+                                                     "schedule.name=\"constant\"", "--set", "schedule.warmup_steps=0"}),
+                                    out_fd, err_fd);
   REQUIRE(first > 0);
   REQUIRE(wait_for(run / "metrics.jsonl"));
   const std::string pid = "(pid " + std::to_string(first) + ")";
   // A second training with overwrite, and a resume: both refused while the first one runs.
-  check_refused(run_cli(train_args(run, {"--set", "output.overwrite=true"}), 120), "is in use by another scratchformer process " + pid);
+  check_refused(run_cli(train_args(run, {"--set", "output.overwrite=true"}), 120),
+                "is in use by another scratchformer process " + pid);
   REQUIRE(wait_for(run / "checkpoints" / "last.json"));
   check_refused(run_cli({"train", "--resume", run.string()}, 120), "is in use by another scratchformer process " + pid);
   // The first run was not disturbed: SIGTERM stops it cleanly, and its metrics hold one run.
@@ -131,7 +136,8 @@ TEST_CASE("two processes in one run folder: the second is refused with the first
   REQUIRE(!rows.empty());
   for (size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].first == static_cast<int64_t>(i) + 1);  // no interleaving
   // Once it has ended, the folder is free again: a resume is accepted.
-  CliResult resumed = run_cli({"train", "--resume", run.string(), "--set", "train.steps=" + std::to_string(rows.size() + 1)}, 120);
+  CliResult resumed =
+      run_cli({"train", "--resume", run.string(), "--set", "train.steps=" + std::to_string(rows.size() + 1)}, 120);
   INFO("resume stderr: " << resumed.err);
   CHECK(resumed.exit_code == 0);
 }
@@ -204,15 +210,16 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
   std::ofstream(run / "config.json") << cfg.dump(2);
   auto before = snapshot(run);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30"}, 120),
-                "optim.lr: differs from the run being resumed (0.01 in " + (run / "checkpoints" / "last.json").string() +
-                    ", now 0.02");
+                "optim.lr: differs from the run being resumed (0.01 in " +
+                    (run / "checkpoints" / "last.json").string() + ", now 0.02");
   CHECK(snapshot(run) == before);
 
   // The same config trained twice is two runs: one's checkpoint does not continue the other.
   fs::remove_all(twin / "checkpoints");
   fs::copy(tmp.path / "run" / "checkpoints", twin / "checkpoints");
   fs::copy_file(run / "config.json", twin / "config.json", fs::copy_options::overwrite_existing);
-  check_refused(run_cli({"train", "--resume", twin.string(), "--set", "train.steps=30"}, 120), "belongs to another run");
+  check_refused(run_cli({"train", "--resume", twin.string(), "--set", "train.steps=30"}, 120),
+                "belongs to another run");
 }
 
 TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sample and eval without it") {
@@ -247,8 +254,9 @@ TEST_CASE("a named pipe or a device as data.path is refused at once, naming what
   TempDir tmp("fifo");
   fs::path fifo = tmp.path / "pipe.txt";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
-  for (auto [path, kind] : {std::pair<std::string, std::string>{fifo.string(), "is a named pipe (FIFO), expected a regular file"},
-                            {"/dev/zero", "is a character device, expected a regular file"}}) {
+  for (auto [path, kind] :
+       {std::pair<std::string, std::string>{fifo.string(), "is a named pipe (FIFO), expected a regular file"},
+        {"/dev/zero", "is a character device, expected a regular file"}}) {
     fs::path config = write_text_config(tmp.path, path, tmp.path / "run");
     CliResult r = run_cli({"train", config.string()}, 30);
     CHECK(!r.timed_out);
@@ -300,8 +308,9 @@ TEST_CASE("SIGTERM while the data loads ends the process at once, with no run fo
   }
   fs::path config = write_text_config(tmp.path, text, run);
   int out_fd, err_fd;
-  pid_t pid = sf::test::spawn_cli({"train", config.string(), "--set", "data.tokenizer=\"bpe\"", "--set",
-                                   "data.bpe_vocab_size=20000"}, out_fd, err_fd);
+  pid_t pid = sf::test::spawn_cli(
+      {"train", config.string(), "--set", "data.tokenizer=\"bpe\"", "--set", "data.bpe_vocab_size=20000"}, out_fd,
+      err_fd);
   REQUIRE(pid > 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   auto t0 = std::chrono::steady_clock::now();
@@ -331,13 +340,15 @@ TEST_CASE("sampling a byte-level BPE model trained on Chinese text prints only v
   fs::path corpus = tmp.path / "poems.txt", run = tmp.path / "run";
   std::ofstream(corpus) << text;
   fs::path config = write_text_config(tmp.path, corpus, run);
-  CliResult r = run_cli({"train", config.string(), "--set", "data.tokenizer=\"bpe\"", "--set", "data.bpe_vocab_size=300"}, 300);
+  CliResult r =
+      run_cli({"train", config.string(), "--set", "data.tokenizer=\"bpe\"", "--set", "data.bpe_vocab_size=300"}, 300);
   INFO("train stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   int cut = 0, replaced = 0;
   for (int seed = 1; seed <= 5; ++seed) {
     CliResult s = run_cli({"sample", run.string(), "--max-new-tokens", "200", "--temperature", "2", "--seed",
-                           std::to_string(seed), "--prompt", "春"}, 120);
+                           std::to_string(seed), "--prompt", "春"},
+                          120);
     INFO("seed " << seed << ", stderr: " << s.err);
     REQUIRE(s.exit_code == 0);
     CHECK(sf::data::utf8_first_error(s.out) < 0);

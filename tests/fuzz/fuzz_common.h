@@ -21,14 +21,16 @@ namespace sf::fuzz {
 
 // A scratch file for readers that take a path: one per process, rewritten for every input.
 inline const std::string& scratch_path(const char* suffix) {
-  static const std::string path =
-      "/tmp/sf_fuzz_" + std::to_string(::getpid()) + "_" + suffix;
+  static const std::string path = "/tmp/sf_fuzz_" + std::to_string(::getpid()) + "_" + suffix;
   return path;
 }
 inline void write_scratch(const std::string& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) { std::fprintf(stderr, "fuzz: cannot write %s\n", path.c_str()); std::abort(); }
+  if (!out) {
+    std::fprintf(stderr, "fuzz: cannot write %s\n", path.c_str());
+    std::abort();
+  }
 }
 
 [[noreturn]] inline void bug(const std::string& what) {
@@ -48,9 +50,7 @@ template <class F>
 void guarded(F&& f) {
   try {
     f();
-  } catch (const sf::Error& e) {
-    check_message(e);
-  } catch (const std::exception& e) {
+  } catch (const sf::Error& e) { check_message(e); } catch (const std::exception& e) {
     bug(std::string("unexpected exception (not sf::Error): ") + e.what());
   }
 }

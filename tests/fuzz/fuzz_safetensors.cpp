@@ -28,7 +28,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& [name, t] : from_memory) {
       bool found = false;
       for (const auto& [name2, t2] : back)
-        if (name2 == name) { found = true; if (!same_bits(t, t2)) sf::fuzz::bug("tensor '" + name + "' changed on resave"); }
+        if (name2 == name) {
+          found = true;
+          if (!same_bits(t, t2)) sf::fuzz::bug("tensor '" + name + "' changed on resave");
+        }
       if (!found) sf::fuzz::bug("tensor '" + name + "' lost on resave");
     }
   });
@@ -41,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     file_ok = true;
     if (t.size() != from_memory.size()) sf::fuzz::bug("file and memory readers disagree on tensor count");
   });
-  if (ok != file_ok) sf::fuzz::bug(ok ? "memory reader accepts what the file reader refuses"
-                                      : "file reader accepts what the memory reader refuses");
+  if (ok != file_ok)
+    sf::fuzz::bug(ok ? "memory reader accepts what the file reader refuses"
+                     : "file reader accepts what the memory reader refuses");
   return 0;
 }

@@ -39,6 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sf::fuzz::guarded([&] {
     for (int32_t id = 0; id < tok->vocab_size() && id < 4096; ++id) (void)tok->decode({id});
   });
-  sf::fuzz::guarded([&] { (void)tok->decode({tok->vocab_size()}); sf::fuzz::bug("decode accepted id == vocab_size"); });
+  sf::fuzz::guarded([&] {
+    (void)tok->decode({tok->vocab_size()});
+    sf::fuzz::bug("decode accepted id == vocab_size");
+  });
   return 0;
 }

@@ -78,15 +78,12 @@ struct FakeLesson {
               }};
   }
   ~FakeLesson() { std::filesystem::remove_all(root); }
-  void write(const std::string& rel, const std::string& text) {
-    write_text_file((root / rel).string(), text);
-  }
+  void write(const std::string& rel, const std::string& text) { write_text_file((root / rel).string(), text); }
   std::vector<std::string> check() { return check_lesson_texts(root.string(), lesson); }
 };
 
 static std::string text(const std::string& words, const std::string& output) {
-  return words + "\n<!-- excerpt: code -->\n```cpp\nint x = 1;\n```\n<!-- output: 1 -->\n```text\n" +
-         output + "```\n";
+  return words + "\n<!-- excerpt: code -->\n```cpp\nint x = 1;\n```\n<!-- output: 1 -->\n```text\n" + output + "```\n";
 }
 
 static bool mentions(const std::vector<std::string>& problems, const std::string& what) {
@@ -100,7 +97,7 @@ TEST_CASE("the checker reads both texts: each against the run in its own languag
   f.write("lessons/99_fake.md", text("Words.", "== 1. Step ==\nloss 2.50\n"));
   f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
   CHECK(f.check().empty());
-  CHECK(f.runs == 2);  // once in each language
+  CHECK(f.runs == 2);                                                              // once in each language
   f.write("lessons/zh/99_fake.md", text("文字。", "== 1. Step ==\nloss 2.50\n"));  // English output
   CHECK(mentions(f.check(), "zh/99_fake.md:6: output 1: out of date"));
   f.write("lessons/zh/99_fake.md", text("文字。", "== 1. 步骤 ==\n损失 2.60\n"));
@@ -151,8 +148,7 @@ TEST_CASE("sync_lesson_texts rewrites both texts from the runs in their language
   std::vector<std::string> problems;
   CHECK(sync_lesson_texts(f.root.string(), f.lesson, problems).size() == 2);
   CHECK(problems.empty());
-  CHECK(read_text_file((f.root / "lessons/zh/99_fake.md").string()) ==
-        text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
+  CHECK(read_text_file((f.root / "lessons/zh/99_fake.md").string()) == text("文字。", "== 1. 步骤 ==\n损失 2.50\n"));
   CHECK(f.check().empty());
 }
 

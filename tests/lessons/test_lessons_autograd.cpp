@@ -92,10 +92,12 @@ TEST_CASE("lesson 7: LayerNorm statistics, scale invariance and gradient") {
   check_close(r.stds, {std::sqrt(1.25), std::sqrt(537.5), std::sqrt(0.000325)}, 1e-12);
   check_close(r.out_means, {0, 0, 0}, 1e-12);
   // std after LN = sqrt(var / (var + eps)).
-  check_close(r.out_stds, {std::sqrt(1.25 / (1.25 + 1e-5)), std::sqrt(537.5 / (537.5 + 1e-5)),
-                           std::sqrt(0.000325 / (0.000325 + 1e-5))}, 1e-9);
-  CHECK(r.scale_invariance > 1e-3);   // eps matters for the quiet token...
-  CHECK(r.scale_invariance < 0.05);   // ...but only a little
+  check_close(
+      r.out_stds,
+      {std::sqrt(1.25 / (1.25 + 1e-5)), std::sqrt(537.5 / (537.5 + 1e-5)), std::sqrt(0.000325 / (0.000325 + 1e-5))},
+      1e-9);
+  CHECK(r.scale_invariance > 1e-3);  // eps matters for the quiet token...
+  CHECK(r.scale_invariance < 0.05);  // ...but only a little
   CHECK(r.fused_vs_composed < 1e-12);
   CHECK(r.grad_row_sum < 1e-12);
   CHECK(r.grad_dot_xhat < 1e-4);

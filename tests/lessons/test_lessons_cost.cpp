@@ -23,16 +23,16 @@ TEST_CASE("lesson 19: the articles' entry counts, the crossings, and P's size as
   o.max_repeats = 1;
   std::ostringstream out;
   AttentionCostResult r = run_lesson_attention_cost(out, o);
-  CHECK(r.entries_2048 == 4194304);          // ~4.2 million
-  CHECK(r.entries_32768 == 1073741824);      // ~1.07 billion
+  CHECK(r.entries_2048 == 4194304);      // ~4.2 million
+  CHECK(r.entries_32768 == 1073741824);  // ~1.07 billion
   CHECK(r.gpt2_probabilities_bytes_2048 == 144.0 * 4194304 * 4);
-  CHECK(r.count_crossover == 1535);          // T + 1 = 12 * 128
+  CHECK(r.count_crossover == 1535);  // T + 1 = 12 * 128
   REQUIRE(r.p_bytes.size() == o.lengths.size());
   for (size_t i = 0; i < o.lengths.size(); ++i) {
     const double T = static_cast<double>(o.lengths[i]);
     CAPTURE(T);
-    CHECK(r.p_bytes[i] == 4.0 * 4 * T * T);             // H T^2 float32 probabilities
-    CHECK(r.linear_bytes[i] == 4.0 * 7 * T * 128);      // 7 T C float32 inputs
+    CHECK(r.p_bytes[i] == 4.0 * 4 * T * T);         // H T^2 float32 probabilities
+    CHECK(r.linear_bytes[i] == 4.0 * 7 * T * 128);  // 7 T C float32 inputs
     CHECK(r.count_ratio[i] == doctest::Approx((T + 1) / (12.0 * 128)));
     CHECK(r.attention_ms[i] > 0);
     CHECK(r.linear_ms[i] > 0);
@@ -70,7 +70,8 @@ TEST_CASE("lesson 20: without 1/sqrt(d_k) the softmax saturates, with it nothing
   CHECK(r.saturated_jacobian_max < 0.01);  // softmax([8, 1, 0, -1]) is nearly one-hot
 }
 
-TEST_CASE("lesson 21: the online softmax gives softmax's weights and output and the tiled attention gives sf::attention's") {
+TEST_CASE(
+    "lesson 21: the online softmax gives softmax's weights and output and the tiled attention gives sf::attention's") {
   std::ostringstream out;
   OnlineSoftmaxResult r = run_lesson_online_softmax(out);
   CHECK(r.running_max == std::vector<double>{3.0, 5.0, 6.0});

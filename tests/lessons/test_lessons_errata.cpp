@@ -70,7 +70,6 @@ TEST_CASE("lesson 17: the articles' worked examples recomputed (steps 1-7, no tr
   CHECK(r.masked_weights[0] == 1.0);
   CHECK(r.masked_weights[1] == 0.0);
   CHECK(r.masked_weights[2] == 0.0);
-
 }
 
 // Lesson 17 is slow (Lesson::slow), so the docs test checks only its texts; here it runs once,

@@ -96,8 +96,8 @@ TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multip
   // in the lesson's text: per layer n*4C^2 + 2n(past+n)C + n*2C^2 + [S*2C^2] + 2nSC + n*2CF, + nCV.
   auto step = [](int64_t n, int64_t past, bool kv) {
     const int64_t C = 16, F = 32, V = 8, S = 3;
-    int64_t layer = n * 4 * C * C + 2 * n * (past + n) * C + n * 2 * C * C + (kv ? S * 2 * C * C : 0) +
-                    2 * n * S * C + n * 2 * C * F;
+    int64_t layer = n * 4 * C * C + 2 * n * (past + n) * C + n * 2 * C * C + (kv ? S * 2 * C * C : 0) + 2 * n * S * C +
+                    n * 2 * C * F;
     return 2 * layer + n * C * V;
   };
   CHECK(r.tiny_without == step(1, 0, true) + step(2, 0, true) + step(3, 0, true) + step(4, 0, true));
@@ -105,19 +105,20 @@ TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multip
   CHECK(r.base_with < r.base_without / 20);
 }
 
-TEST_CASE("lesson 11: Post-LN pins the stream at sqrt(C) and its gradients grow toward the output, Pre-LN's stream grows and its gradients shrink") {
+TEST_CASE(
+    "lesson 11: Post-LN pins the stream at sqrt(C) and its gradients grow toward the output, Pre-LN's stream grows and its gradients shrink") {
   std::ostringstream out;
   PreNormResult r = run_lesson_prenorm(out);
   CHECK(r.loss_pre == doctest::Approx(r.loss_pre_model).epsilon(1e-6));
   CHECK(r.loss_post == doctest::Approx(r.loss_post_model).epsilon(1e-6));
-  CHECK(r.loss_pre > std::log(64.0));   // random targets: an untrained model does worse than a uniform guess
+  CHECK(r.loss_pre > std::log(64.0));  // random targets: an untrained model does worse than a uniform guess
   CHECK(r.loss_post > std::log(64.0));
   REQUIRE(r.pre_hidden.size() == 12);
   REQUIRE(r.post_hidden.size() == 12);
   for (double h : r.post_hidden) CHECK(h == doctest::Approx(8.0).epsilon(1e-3));  // LN output, gain 1
-  CHECK(r.pre_hidden.back() > 2 * r.pre_hidden.front());            // the running sum grows
-  CHECK(r.pre_param_grad.back() < 0.8 * r.pre_param_grad.front());   // and the gradients shrink with it
-  CHECK(r.post_param_grad.back() > 1.2 * r.post_param_grad.front());  // Post-LN's grow toward the output
+  CHECK(r.pre_hidden.back() > 2 * r.pre_hidden.front());                          // the running sum grows
+  CHECK(r.pre_param_grad.back() < 0.8 * r.pre_param_grad.front());                // and the gradients shrink with it
+  CHECK(r.post_param_grad.back() > 1.2 * r.post_param_grad.front());              // Post-LN's grow toward the output
   CHECK(r.post_param_grad.back() > 2 * r.pre_param_grad.back());
   for (double g : r.pre_hidden_grad) CHECK(g > 0);
   for (double g : r.post_hidden_grad) CHECK(g > 0);

@@ -25,19 +25,20 @@ TEST_CASE("lesson 12: schedules, clipping a spike, one AdamW step by hand") {
   REQUIRE(r.noam.size() == 7);
   for (size_t i = 0; i < 7; ++i) {
     double s = nsteps[i] + 1.0;
-    CHECK(r.noam[i] == doctest::Approx(std::pow(512, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(4000, -1.5)))
-                           .epsilon(1e-12));
+    CHECK(r.noam[i] ==
+          doctest::Approx(std::pow(512, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(4000, -1.5))).epsilon(1e-12));
   }
   REQUIRE(r.losses.size() == 40);
   CHECK(r.losses.back() < 0.5 * r.losses.front());  // it learned the sequence
-  CHECK(r.spike_norm > 5 * r.norms.back());          // a real spike
+  CHECK(r.spike_norm > 5 * r.norms.back());         // a real spike
   CHECK(r.clipped_norm == doctest::Approx(1.0).epsilon(1e-5));
   // AdamW at t = 1: p (1 - lr wd) - lr sign(g), and p (1 - lr wd) where g = 0.
   const std::vector<double> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
   REQUIRE(r.adamw_optimizer.size() == 4);
   for (size_t i = 0; i < 4; ++i) {
     double sign = g[i] > 0 ? 1 : g[i] < 0 ? -1 : 0;
-    double expect = p0[i] * (1 - 0.1 * 0.01) - 0.1 * sign * (std::fabs(g[i]) > 0 ? std::fabs(g[i]) / (std::fabs(g[i]) + 1e-8) : 0);
+    double expect =
+        p0[i] * (1 - 0.1 * 0.01) - 0.1 * sign * (std::fabs(g[i]) > 0 ? std::fabs(g[i]) / (std::fabs(g[i]) + 1e-8) : 0);
     CHECK(r.adamw_by_hand[i] == doctest::Approx(expect).epsilon(1e-12));
     CHECK(std::fabs(r.adamw_optimizer[i] - r.adamw_by_hand[i]) < 1e-6);
   }

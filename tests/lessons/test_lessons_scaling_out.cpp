@@ -39,7 +39,8 @@ TEST_CASE("lesson 18: accumulation is the big batch within float rounding, the r
   REQUIRE(r.gpt2_ms.size() == 20);  // 5 links x 4 GPU counts
   const double bytes = 4.0 * 124439808;
   CHECK(r.gpt2_ms[0] == doctest::Approx(1e3 * (2 * 7 * 5e-6 + 2.0 * 7 / 8 * bytes / (25e9 / 8))));  // 25 Gb/s, N=8
-  CHECK(r.gpt2_ms[19] == doctest::Approx(1e3 * (2 * 1023 * 1e-6 + 2.0 * 1023 / 1024 * bytes / 300e9)));  // NVLink, N=1024
+  CHECK(r.gpt2_ms[19] ==
+        doctest::Approx(1e3 * (2 * 1023 * 1e-6 + 2.0 * 1023 / 1024 * bytes / 300e9)));  // NVLink, N=1024
   for (size_t link = 0; link < 5; ++link)  // more GPUs never make the all-reduce cheaper
     for (size_t i = 1; i < 4; ++i) CHECK(r.gpt2_ms[link * 4 + i] > r.gpt2_ms[link * 4 + i - 1]);
 

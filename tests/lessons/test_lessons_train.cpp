@@ -16,7 +16,7 @@
 using namespace sf::lessons;
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;   // a tiny budget: the code paths, not the learning
+constexpr bool kSanitized = true;  // a tiny budget: the code paths, not the learning
 #else
 constexpr bool kSanitized = false;
 #endif
@@ -82,8 +82,8 @@ TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
   sf::set_num_threads(before);
   for (size_t s = 0; s < 6; ++s) {
     CAPTURE(s);
-    CHECK(one.val_loss[s] == two.val_loss[s]);                 // bit for bit
-    CHECK(two.samples[s].substr(0, 20) == one.samples[s]);     // the same draws
+    CHECK(one.val_loss[s] == two.val_loss[s]);              // bit for bit
+    CHECK(two.samples[s].substr(0, 20) == one.samples[s]);  // the same draws
   }
 }
 
@@ -108,7 +108,7 @@ TEST_CASE("lesson 15 on a reduced budget: a role per head, and the reverse model
   REQUIRE(r.cross.aligned_share.size() == 2);  // configs/reverse.json: 2 decoder layers
   CHECK(r.cross.alignment == "mirrored");
   MESSAGE("reverse, " << o.reverse_steps << " steps: mirrored share " << r.cross.aligned_share[0] << ", "
-                     << r.cross.aligned_share[1]);
+                      << r.cross.aligned_share[1]);
   if (!kSanitized) {
     // Even attention over a source of s tokens puts 1/s there: about 0.2 over the output tokens
     // of lengths 2..8. After 200 steps one of the two layers is well above it (measured here:

@@ -83,6 +83,6 @@ TEST_CASE("a GPT trains to the same losses with model.attention stored and tiled
 }
 
 TEST_CASE("model.attention: an unknown kernel name is one line naming the key") {
-  CHECK_THROWS_WITH_AS(GPT(tiny_gpt("flash")), "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"",
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(GPT(tiny_gpt("flash")),
+                       "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"", ConfigError);
 }

@@ -39,14 +39,20 @@ static IntTensor ids(int64_t B, int64_t T, int64_t V, uint64_t seed) {
 TEST_CASE("GPT: parameter names and shapes as nanoGPT's state_dict") {
   auto m = std::make_unique<GPT>(small_gpt());
   auto named = m->named_parameters(false);  // every name, as state_dict
-  std::vector<std::string> expect = {
-      "transformer.wte.weight", "transformer.wpe.weight",
-      "transformer.h.0.ln_1.weight", "transformer.h.0.ln_1.bias",
-      "transformer.h.0.attn.c_attn.weight", "transformer.h.0.attn.c_attn.bias",
-      "transformer.h.0.attn.c_proj.weight", "transformer.h.0.attn.c_proj.bias",
-      "transformer.h.0.ln_2.weight", "transformer.h.0.ln_2.bias",
-      "transformer.h.0.mlp.c_fc.weight", "transformer.h.0.mlp.c_fc.bias",
-      "transformer.h.0.mlp.c_proj.weight", "transformer.h.0.mlp.c_proj.bias"};
+  std::vector<std::string> expect = {"transformer.wte.weight",
+                                     "transformer.wpe.weight",
+                                     "transformer.h.0.ln_1.weight",
+                                     "transformer.h.0.ln_1.bias",
+                                     "transformer.h.0.attn.c_attn.weight",
+                                     "transformer.h.0.attn.c_attn.bias",
+                                     "transformer.h.0.attn.c_proj.weight",
+                                     "transformer.h.0.attn.c_proj.bias",
+                                     "transformer.h.0.ln_2.weight",
+                                     "transformer.h.0.ln_2.bias",
+                                     "transformer.h.0.mlp.c_fc.weight",
+                                     "transformer.h.0.mlp.c_fc.bias",
+                                     "transformer.h.0.mlp.c_proj.weight",
+                                     "transformer.h.0.mlp.c_proj.bias"};
   for (size_t i = 0; i < expect.size(); ++i) CHECK(named[i].first == expect[i]);
   CHECK(named[named.size() - 3].first == "transformer.ln_f.weight");
   CHECK(named.back().first == "lm_head.weight");

@@ -121,8 +121,8 @@ TEST_CASE("alibi slopes follow the paper, including non powers of two") {
   auto s8 = alibi_slopes(8);
   for (int h = 0; h < 8; ++h) CHECK(s8[h] == doctest::Approx(std::pow(2.0, -(h + 1.0))));
   auto s6 = alibi_slopes(6);  // 4 slopes of H=4, then slopes 0 and 2 of H=8 (2^-1, 2^-3)
-  std::vector<double> expect = {std::pow(2.0, -2), std::pow(2.0, -4), std::pow(2.0, -6), std::pow(2.0, -8),
-                                std::pow(2.0, -1), std::pow(2.0, -3)};
+  std::vector<double> expect = {std::pow(2.0, -2), std::pow(2.0, -4), std::pow(2.0, -6),
+                                std::pow(2.0, -8), std::pow(2.0, -1), std::pow(2.0, -3)};
   REQUIRE(s6.size() == 6);
   for (int h = 0; h < 6; ++h) CHECK(s6[h] == doctest::Approx(expect[h]));
   Tensor b = alibi_bias(s8, 2, 3, DType::f64);  // queries at positions 1, 2
@@ -172,9 +172,7 @@ TEST_CASE("MultiHeadAttention: matches the formula written out with plain ops") 
   Tensor y = m.forward(x, mask);
   // By hand: q, k, v from slices of c_attn, heads by reshape + permute, softmax(q k^T / 2) v.
   Tensor qkv = m.c_attn->forward(x);  // (B, T, 3C)
-  auto heads = [&](int64_t i) {
-    return permute(reshape(slice(qkv, 2, 8 * i, 8 * i + 8), {2, 5, 2, 4}), {0, 2, 1, 3});
-  };
+  auto heads = [&](int64_t i) { return permute(reshape(slice(qkv, 2, 8 * i, 8 * i + 8), {2, 5, 2, 4}), {0, 2, 1, 3}); };
   Tensor q = heads(0), k = heads(1), v = heads(2);
   Tensor causal = Tensor::zeros({5, 5});
   for (int64_t i = 0; i < 5; ++i)

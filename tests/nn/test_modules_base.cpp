@@ -34,8 +34,8 @@ TEST_CASE("module base: dotted names in registration order") {
   auto named = t.named_parameters();
   std::vector<std::string> names;
   for (auto& [n, p] : named) names.push_back(n);
-  CHECK(names == std::vector<std::string>{"a.weight", "a.bias", "h.0.weight", "h.0.bias",
-                                          "h.1.weight", "h.1.bias", "b.weight", "b.bias"});
+  CHECK(names == std::vector<std::string>{"a.weight", "a.bias", "h.0.weight", "h.0.bias", "h.1.weight", "h.1.bias",
+                                          "b.weight", "b.bias"});
   CHECK(t.num_parameters() == 6 + 3 + 2 * (4 + 2) + 6 + 2);
   CHECK(t.parameter("h.1.bias").same(t.blocks[1].bias));
   CHECK_THROWS_AS(t.parameter("h.2.bias"), ConfigError);

@@ -128,7 +128,7 @@ TEST_CASE("parity GPT vs nanoGPT-layout torch model: logits, loss and all parame
     int n_ref = 0;
     for (auto& [k, t] : c.ref) n_ref += k.rfind("grad.param.", 0) == 0;
     CHECK(n == n_ref);
-    std::printf("parity %-28s logits %.2e  loss %.2e  grads (%d params) %.2e\n", name, logit_err,
-                loss_err, n, grad_err);
+    std::printf("parity %-28s logits %.2e  loss %.2e  grads (%d params) %.2e\n", name, logit_err, loss_err, n,
+                grad_err);
   }
 }

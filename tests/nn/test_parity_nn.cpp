@@ -92,15 +92,12 @@ void check_all(const std::string& name, Module& m, const Case& c, const Tensor& 
     ++n_params;
   }
   CHECK(n_params == static_cast<int>(c.with_prefix("grad.param.").size()));
-  std::printf("parity %-28s output %.2e  grads (%d params + inputs) %.2e", name.c_str(), out_err,
-              n_params, grad_err);
+  std::printf("parity %-28s output %.2e  grads (%d params + inputs) %.2e", name.c_str(), out_err, n_params, grad_err);
   if (extra_worst >= 0) std::printf("  attention weights %.2e", extra_worst);
   std::printf("\n");
 }
 
-Tensor input(const Case& c, const std::string& name) {
-  return c.at("input." + name).clone().requires_grad_();
-}
+Tensor input(const Case& c, const std::string& name) { return c.at("input." + name).clone().requires_grad_(); }
 
 }  // namespace
 

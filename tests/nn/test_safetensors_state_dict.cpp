@@ -38,9 +38,7 @@ fs::path temp_file(const std::string& name) {
 std::string error_of(Module& m, const NamedTensors& t) {
   try {
     load_state_dict(m, t, "w.safetensors");
-  } catch (const CheckpointError& e) {
-    return e.what();
-  }
+  } catch (const CheckpointError& e) { return e.what(); }
   return "";
 }
 
@@ -121,8 +119,9 @@ TEST_CASE("state_dict: an unexpected extra tensor is named") {
         "by that name)");
 }
 
-TEST_CASE("state_dict: a shape or dtype mismatch names the tensor and both shapes, and changes "
-          "nothing") {
+TEST_CASE(
+    "state_dict: a shape or dtype mismatch names the tensor and both shapes, and changes "
+    "nothing") {
   Toy a(1, {4, 3}), b(2);
   std::vector<double> before = b.weight.to_vector();
   CHECK(error_of(b, state_dict(a)) ==
@@ -130,8 +129,7 @@ TEST_CASE("state_dict: a shape or dtype mismatch names the tensor and both shape
         "has shape (3, 4)");
   Toy c(3);
   NamedTensors sd64 = {{"weight", c.weight.to(DType::f64)}, {"bias", c.bias}};
-  CHECK(error_of(b, sd64) ==
-        "w.safetensors: tensor 'weight' is F64 in the file but the model's parameter is F32");
+  CHECK(error_of(b, sd64) == "w.safetensors: tensor 'weight' is F64 in the file but the model's parameter is F32");
   CHECK(b.weight.to_vector() == before);  // all checks happen before any copy
   NamedTensors twice = {{"weight", c.weight}, {"weight", c.weight}, {"bias", c.bias}};
   CHECK(error_of(b, twice) == "w.safetensors: tensor 'weight' appears twice");

@@ -92,8 +92,9 @@ TEST_CASE("TorchGenerator state: saved and restored mid-stream it continues the 
 }
 
 TEST_CASE("init_parameters_like_torch gives nanoGPT's initial weights, and the stream goes on to its batches") {
-  nlohmann::json cases = nlohmann::json::parse(read_safetensors_header(
-      std::string(SF_SOURCE_DIR) + "/tests/reference/nn/torch_rng.safetensors").metadata.at("cases"));
+  nlohmann::json cases = nlohmann::json::parse(
+      read_safetensors_header(std::string(SF_SOURCE_DIR) + "/tests/reference/nn/torch_rng.safetensors")
+          .metadata.at("cases"));
   for (const std::string name : {"nobias", "bias"}) {
     CAPTURE(name);
     const nlohmann::json& c = cases.at(name);

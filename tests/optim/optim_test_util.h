@@ -11,8 +11,9 @@ namespace sf::test {
 
 inline nlohmann::json load_reference(const std::string& file) {
   std::ifstream in(std::string(SF_SOURCE_DIR) + "/tests/reference/optim/" + file);
-  if (!in) throw DataError("missing reference file tests/reference/optim/" + file +
-                           " (run /usr/bin/python3 tests/reference/gen_optim_ref.py)");
+  if (!in)
+    throw DataError("missing reference file tests/reference/optim/" + file +
+                    " (run /usr/bin/python3 tests/reference/gen_optim_ref.py)");
   return nlohmann::json::parse(in);
 }
 

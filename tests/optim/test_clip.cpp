@@ -54,8 +54,8 @@ TEST_CASE("clip_grad_norm: coefficient max_norm / (norm + 1e-6), clamped to 1") 
   NamedParameters params{{"p", p}};
   CHECK(clip_grad_norm(params, 10.0) == 5.0);  // below max_norm: untouched
   CHECK(p.grad().to_vector() == std::vector<double>{3, 4});
-  CHECK(clip_grad_norm(params, 1.0) == 5.0);   // returns the norm before clipping
-  const float c = 1.0f / (5.0f + 1e-6f);  // in float32, as torch
+  CHECK(clip_grad_norm(params, 1.0) == 5.0);  // returns the norm before clipping
+  const float c = 1.0f / (5.0f + 1e-6f);      // in float32, as torch
   CHECK(p.grad().to_vector() == std::vector<double>{3.0f * c, 4.0f * c});
   CHECK(grad_norm(params) < 1.0);
   CHECK(grad_norm(params) > 1.0 - 1e-6);

@@ -59,8 +59,8 @@ TEST_CASE("an Inf or NaN gradient skips the step, halves the scale and resets gr
     CHECK(stats.found_inf());
     CHECK_FALSE(scaler.step(m.opt));
     scaler.update();
-    CHECK(m.w.to_vector() == before);      // parameters untouched
-    CHECK(m.opt.step_count() == 5);        // the optimizer did not count it
+    CHECK(m.w.to_vector() == before);  // parameters untouched
+    CHECK(m.opt.step_count() == 5);    // the optimizer did not count it
     CHECK(scaler.scale() == 32768.0);
     CHECK(scaler.growth_tracker() == 0);
   }
@@ -167,8 +167,8 @@ TEST_CASE("fp16 overflow: skipped steps halve the scale until the gradients fit"
   }
   CHECK(mp.overflow_events() == 10);
   CHECK(mp.skipped_steps() == 10);
-  CHECK(mp.loss_scale() == 64.0);           // 65536 / 2^10
-  CHECK(opt.step_count() == 2);             // iterations 10 and 11
+  CHECK(mp.loss_scale() == 64.0);  // 65536 / 2^10
+  CHECK(opt.step_count() == 2);    // iterations 10 and 11
   CHECK(opt.lr() == lr_at(sched, 11));
   // Two SGD steps with the true gradient (1000, 1000) at the lrs of iterations 10 and 11
   // (p - lr g as one fused multiply-add, like SGD and torch).

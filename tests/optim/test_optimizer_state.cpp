@@ -84,8 +84,7 @@ TEST_CASE("a resumed optimizer continues bit for bit") {
       c->set_lr(1e-2 * (k + 1));
       c->step();
     }
-    for (size_t i = 0; i < straight.size(); ++i)
-      CHECK(straight[i].second.to_vector() == resumed[i].second.to_vector());
+    for (size_t i = 0; i < straight.size(); ++i) CHECK(straight[i].second.to_vector() == resumed[i].second.to_vector());
     CHECK(c->step_count() == 10);
   }
 }
@@ -110,8 +109,8 @@ TEST_CASE("loading mismatched optimizer state throws CheckpointError naming the 
 
   OptimizerState missing = good;
   missing.tensors.erase(missing.tensors.begin() + 1);
-  CHECK_THROWS_WITH_AS(opt->load_state_dict(missing),
-                       "optimizer state: missing tensor 'exp_avg.fc.weight'", CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(missing), "optimizer state: missing tensor 'exp_avg.fc.weight'",
+                       CheckpointError);
 
   OptimizerState wrong_shape = good;
   wrong_shape.tensors[4].second = Tensor::zeros({3, 4});

@@ -68,8 +68,7 @@ struct ParamSet {
         p.set_grad(Tensor());
       } else {
         Tensor src = Tensor::from_vector(doubles(g), p.shape());
-        Tensor dst = shared_ ? Tensor::view_of(grad_block, offset, p.shape(), DType::f32)
-                             : Tensor::empty(p.shape());
+        Tensor dst = shared_ ? Tensor::view_of(grad_block, offset, p.shape(), DType::f32) : Tensor::empty(p.shape());
         std::memcpy(dst.data<float>(), src.data<float>(), src.numel() * 4);
         p.set_grad(dst);
       }

@@ -28,11 +28,11 @@ TEST_CASE("warmup then cosine decay to a floor") {
   o.decay_steps = 2000;
   CHECK(lr_at(o, 0) == doctest::Approx(1e-3 / 101).epsilon(1e-14));
   CHECK(lr_at(o, 99) == doctest::Approx(1e-3 * 100 / 101).epsilon(1e-14));
-  CHECK(lr_at(o, 100) == doctest::Approx(1e-3).epsilon(1e-14));       // peak right after warmup
-  CHECK(lr_at(o, 1050) == doctest::Approx(5.5e-4).epsilon(1e-12));    // halfway: mean of lr, min_lr
+  CHECK(lr_at(o, 100) == doctest::Approx(1e-3).epsilon(1e-14));     // peak right after warmup
+  CHECK(lr_at(o, 1050) == doctest::Approx(5.5e-4).epsilon(1e-12));  // halfway: mean of lr, min_lr
   CHECK(lr_at(o, 575) == doctest::Approx(1e-4 + 9e-4 * (1 + std::sqrt(0.5)) / 2).epsilon(1e-12));  // q = 1/4
   CHECK(lr_at(o, 2000) == doctest::Approx(1e-4).epsilon(1e-14));
-  CHECK(lr_at(o, 5000) == doctest::Approx(1e-4).epsilon(1e-14));      // stays at the floor
+  CHECK(lr_at(o, 5000) == doctest::Approx(1e-4).epsilon(1e-14));  // stays at the floor
   for (int64_t s = 101; s < 2000; s += 37) CHECK(lr_at(o, s) < lr_at(o, s - 1));
 }
 
@@ -83,8 +83,7 @@ TEST_CASE("impossible schedules are ConfigErrors naming the field") {
   o.kind = ScheduleKind::cosine;
   o.warmup_steps = 100;
   o.decay_steps = 100;
-  CHECK_THROWS_WITH_AS(validate(o), "schedule.decay_steps (100) must be greater than warmup_steps (100)",
-                       ConfigError);
+  CHECK_THROWS_WITH_AS(validate(o), "schedule.decay_steps (100) must be greater than warmup_steps (100)", ConfigError);
   o.decay_steps = 1000;
   o.min_lr = 1.0;
   CHECK_THROWS_AS(validate(o), ConfigError);
