@@ -70,7 +70,7 @@ GPTConfig small_gpt(int64_t T, AttentionKernel kernel) {
   c.n_layer = 2;
   c.n_head = 4;
   c.n_embd = 128;
-  c.attention = attention_kernel_name(kernel);
+  c.attention = kernel;
   return c;
 }
 

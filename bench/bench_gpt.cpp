@@ -189,7 +189,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   c.n_layer = s.layers;
   c.n_head = s.heads;
   c.n_embd = s.d;
-  c.activation = "gelu_tanh";
+  c.activation = Activation::gelu_tanh;
   c.seed = 1337;
   GPT model(c);
   model.train();

@@ -46,7 +46,7 @@ const BenchShape kShapes[] = {{"tiny", 65, 64, 2, 4, 32}, {"small", 65, 128, 4, 
 double ours_tokens_per_s(const BenchShape& s, int64_t B, int generations) {
   GPTConfig c;
   c.vocab_size = s.vocab, c.block_size = s.T, c.n_layer = s.layers, c.n_head = s.heads, c.n_embd = s.d;
-  c.activation = "gelu_tanh";
+  c.activation = Activation::gelu_tanh;
   c.seed = 1337;
   GPT model(c);
   Generator gen(1338);

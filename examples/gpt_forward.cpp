@@ -14,7 +14,7 @@ int main() {
   config.n_layer = 2;
   config.n_head = 4;
   config.n_embd = 64;
-  config.pos_encoding = "learned";  // or sinusoidal, rope, alibi, none
+  config.pos_encoding = sf::PosEncoding::learned;  // or sinusoidal, rope, alibi, none
   sf::GPT model(config);
   std::cout << model.summary();
 

@@ -99,9 +99,9 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
 namespace {
 
 // One variant of the base config: a norm placement, a depth, a seed (initial weights and batches).
-Config variant(const Config& base, const std::string& norm, int64_t layers, int64_t seed) {
+Config variant(const Config& base, NormPlacement norm, int64_t layers, int64_t seed) {
   Config c = base;
-  c.model.norm = norm;
+  c.model.norm = norm_name(norm);  // the config holds the option's name, as a JSON file would
   c.model.n_layer = layers;
   c.model.dropout = 0.0;
   c.train.seed = seed;
@@ -329,8 +329,8 @@ class Study {
     progress("phase 1/4: FFN W2 gradient norm per layer at init, " + std::to_string(L) + " layers, " +
              std::to_string(seeds.size()) + " seeds x " + std::to_string(o.grad_batches) + " batches");
     for (int64_t seed : seeds) {
-      post_grad_s.push_back(ffn_grad_norms(variant(base, "post", L, seed), o.grad_batches));
-      pre_grad_s.push_back(ffn_grad_norms(variant(base, "pre", L, seed), o.grad_batches));
+      post_grad_s.push_back(ffn_grad_norms(variant(base, NormPlacement::post, L, seed), o.grad_batches));
+      pre_grad_s.push_back(ffn_grad_norms(variant(base, NormPlacement::pre, L, seed), o.grad_batches));
     }
     post_grad = stats(post_grad_s), pre_grad = stats(pre_grad_s);
     std::vector<double> post_ratio_s, pre_ratio_s;
@@ -351,11 +351,12 @@ class Study {
       depths.push_back(static_cast<double>(d));
       std::vector<double> post_v, pre_v, top_v;
       for (size_t k = 0; k < seeds.size(); ++k) {
-        post_v.push_back(d == L ? post_grad_s[k].back()
-                                : ffn_grad_norms(variant(base, "post", d, seeds[k]), o.grad_batches).back());
+        post_v.push_back(d == L
+                             ? post_grad_s[k].back()
+                             : ffn_grad_norms(variant(base, NormPlacement::post, d, seeds[k]), o.grad_batches).back());
         pre_v.push_back(d == L ? pre_grad_s[k].back()
-                               : ffn_grad_norms(variant(base, "pre", d, seeds[k]), o.grad_batches).back());
-        top_v.push_back(hidden_norms(variant(base, "pre", d, seeds[k]), 2).back());
+                               : ffn_grad_norms(variant(base, NormPlacement::pre, d, seeds[k]), o.grad_batches).back());
+        top_v.push_back(hidden_norms(variant(base, NormPlacement::pre, d, seeds[k]), 2).back());
         post_by_seed[k].push_back(post_v.back());
         pre_by_seed[k].push_back(pre_v.back());
       }
@@ -367,8 +368,8 @@ class Study {
     // 3. hidden-state norms at initialisation
     progress("phase 3/4: hidden-state norm per layer at init");
     for (int64_t seed : seeds) {
-      post_hidden_s.push_back(hidden_norms(variant(base, "post", L, seed), o.grad_batches));
-      pre_hidden_s.push_back(hidden_norms(variant(base, "pre", L, seed), o.grad_batches));
+      post_hidden_s.push_back(hidden_norms(variant(base, NormPlacement::post, L, seed), o.grad_batches));
+      pre_hidden_s.push_back(hidden_norms(variant(base, NormPlacement::pre, L, seed), o.grad_batches));
     }
     post_hidden = stats(post_hidden_s), pre_hidden = stats(pre_hidden_s);
   }
@@ -379,15 +380,15 @@ class Study {
     //    warmup and Pre-LN without. Same seeds (weights and batches) for every variant.
     if (o.train_curves) {
       struct Plan {
-        std::string norm;
+        NormPlacement norm;
         bool warm;
         double lr;
       };
       std::vector<Plan> plan;
       for (double lr : lrs)
-        for (const char* norm : {"post", "pre"})
+        for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre})
           for (bool warm : {false, true})
-            if (lr == base.optim.lr || !(std::string(norm) == "pre" && warm)) plan.push_back({norm, warm, lr});
+            if (lr == base.optim.lr || !(norm == NormPlacement::pre && warm)) plan.push_back({norm, warm, lr});
       const int64_t total = static_cast<int64_t>(plan.size() * seeds.size());
       progress("phase 4/4: training, " + std::to_string(total) + " runs of " + std::to_string(base.train.steps) +
                " steps (Adam, warmup " + std::to_string(o.warmup_steps) + " steps where used)");
@@ -399,7 +400,7 @@ class Study {
           c.schedule.name = "constant";
           c.schedule.warmup_steps = p.warm ? o.warmup_steps : 0;
           Run run;
-          run.variant = p.norm + "_ln_" + (p.warm ? "warmup" : "no_warmup");
+          run.variant = norm_name(p.norm) + std::string("_ln_") + (p.warm ? "warmup" : "no_warmup");
           run.lr = p.lr;
           run.seed = seed;
           std::ostringstream lr_name;

@@ -240,7 +240,7 @@ void validate_config(const Config& c, bool check_files) {
   non_negative("model.n_decoder_layer", m.n_decoder_layer);
   non_negative("model.d_ff", m.d_ff);
   in_unit("model.dropout", m.dropout);
-  one_of("model.activation", m.activation, activation_names());  // the names nn parses
+  one_of("model.activation", m.activation, activation_names());  // nn's names; models.cpp parses them
   one_of("model.pos_encoding", m.pos_encoding, pos_encoding_names());
   if (m.pos_encoding == "rope" && (m.n_embd / m.n_head) % 2 != 0)
     throw ConfigError(

@@ -16,6 +16,7 @@
 #include "data/sha256.h"
 #include "data/text_dataset.h"
 #include "experiments/lm_data.h"
+#include "experiments/models.h"
 #include "nn/sampling.h"
 #include "experiments/task.h"
 #include "nn/gpt.h"
@@ -37,6 +38,7 @@ std::string ModelSizeEstimate::describe() const {
 
 ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const ModelConfig& m = c.model;
+  const ModelOptions o = model_options(m);
   const double C = static_cast<double>(m.n_embd), F = static_cast<double>(m.d_ff ? m.d_ff : 4 * m.n_embd);
   const double P = static_cast<double>(m.block_size), b = m.bias ? 1.0 : 0.0;
   const double ln = C + b * C;
@@ -44,8 +46,8 @@ ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const double mlp = F * C + b * F + C * F + b * C;
   const double encoder_block = 2 * ln + attn + mlp;
   const double decoder_block = 3 * ln + 2 * attn + mlp;  // + cross-attention
-  const double pos = m.pos_encoding == "learned" ? P * C : 0.0;
-  const double final_ln = m.norm == "pre" ? ln : 0.0;
+  const double pos = o.pos_encoding == PosEncoding::learned ? P * C : 0.0;
+  const double final_ln = o.norm == NormPlacement::pre ? ln : 0.0;
   double n = 0, acts = 0;
   const double B = static_cast<double>(c.train.batch_size), H = static_cast<double>(m.n_head);
   const double T = static_cast<double>(c.data.block_size ? c.data.block_size : m.block_size);
@@ -94,26 +96,7 @@ void check_model_size(const Config& c, int64_t vocab_size) {
 // ---- the model alone (sampling needs no data) ----
 
 std::unique_ptr<GPT> make_gpt(const Config& c, int64_t vocab_size) {
-  GPTConfig g;
-  g.vocab_size = vocab_size;
-  g.block_size = c.model.block_size;
-  g.n_layer = c.model.n_layer;
-  g.n_head = c.model.n_head;
-  g.n_embd = c.model.n_embd;
-  g.d_ff = c.model.d_ff;
-  g.dropout = c.model.dropout;
-  g.bias = c.model.bias;
-  g.tied_head = c.model.tie_weights;
-  g.scale_embeddings = c.model.scale_embeddings;
-  g.pos_encoding = c.model.pos_encoding;
-  g.norm = c.model.norm;
-  g.activation = c.model.activation;
-  g.init = c.model.init;
-  g.window = c.model.window;
-  g.attention = c.model.attention;
-  g.n_kv_head = c.model.n_kv_head;
-  g.seed = static_cast<uint64_t>(c.train.seed);
-  return std::make_unique<GPT>(g);
+  return std::make_unique<GPT>(gpt_config_of(c, vocab_size));
 }
 
 // ---- the language-modelling task ----

@@ -8,6 +8,7 @@
 #include "data/seq2seq_batch.h"
 #include "data/seq2seq_tasks.h"
 #include "experiments/inspect.h"
+#include "experiments/models.h"
 #include "experiments/task.h"
 #include "nn/transformer.h"
 
@@ -39,27 +40,7 @@ class Seq2SeqTask : public Task {
                         ", the longest sequence of task \"" + cfg_.task + "\" with data.task_max_len = " +
                         std::to_string(cfg_.max_len) + ", got " + std::to_string(c.model.block_size));
     check_model_size(c, task_.vocab_size());
-    TransformerConfig t;
-    t.src_vocab_size = t.tgt_vocab_size = task_.vocab_size();
-    t.max_len = c.model.block_size;
-    t.n_encoder_layers = c.model.n_layer;
-    t.n_decoder_layers = c.model.n_decoder_layer ? c.model.n_decoder_layer : c.model.n_layer;
-    t.n_head = c.model.n_head;
-    t.d_model = c.model.n_embd;
-    t.d_ff = c.model.d_ff;
-    t.dropout = c.model.dropout;
-    t.bias = c.model.bias;
-    t.shared_embeddings = true;  // one vocabulary for sources and targets
-    t.tied_head = c.model.tie_weights;
-    t.pos_encoding = c.model.pos_encoding;
-    t.norm = c.model.norm;
-    t.activation = c.model.activation;
-    t.init = c.model.init;
-    t.window = c.model.window;
-    t.attention = c.model.attention;
-    t.n_kv_head = c.model.n_kv_head;
-    t.seed = static_cast<uint64_t>(c.train.seed);
-    model_ = std::make_unique<Transformer>(t);
+    model_ = std::make_unique<Transformer>(transformer_config_of(c, task_.vocab_size()));
   }
 
   Module& model() override { return *model_; }

@@ -27,8 +27,8 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
   BlockConfig cfg;
   cfg.d_model = 16;
   cfg.n_head = 4;
-  cfg.pre_ln = true;  // x + f(LN(x)), as GPT-2
-  EncoderBlock block(cfg);
+  cfg.norm = NormPlacement::pre;  // x + f(LN(x)), as GPT-2
+  SelfAttentionBlock block(cfg);  // the encoder's layer; with a causal mask, the GPT's
   Generator gen(99);
   Tensor x = Tensor::randn({1, 5, 16}, gen);  // five token vectors (B, T, C)
   // [/excerpt]
@@ -90,10 +90,10 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
           "按 GPT-2 方式初始化的六个块：每个子层之后的范数");
   // [excerpt: stack]
   const int64_t L = 6;
-  std::vector<std::unique_ptr<EncoderBlock>> stack;
+  std::vector<std::unique_ptr<SelfAttentionBlock>> stack;
   Generator init_gen(1);
   for (int64_t l = 0; l < L; ++l) {
-    stack.push_back(std::make_unique<EncoderBlock>(cfg));
+    stack.push_back(std::make_unique<SelfAttentionBlock>(cfg));
     init_parameters(*stack.back(), InitScheme::gpt2, L, init_gen);  // N(0, 0.02), c_proj / sqrt(2L)
   }
   Tensor s = x;

@@ -22,20 +22,20 @@ struct Probe {
   std::vector<double> hidden, hidden_grad, param_grad;  // per block
   double loss = 0, loss_model = 0;
 };
-static Probe probe(const std::string& norm, const IntTensor& idx, const IntTensor& targets) {
+static Probe probe(NormPlacement norm, const IntTensor& idx, const IntTensor& targets) {
   GPTConfig cfg;
   cfg.vocab_size = 64;
   cfg.block_size = 32;
   cfg.n_layer = 12;
   cfg.n_head = 4;
   cfg.n_embd = 64;
-  cfg.norm = norm;                  // "pre" or "post"
-  cfg.seed = 11;                    // the same initial weights for both
-  cfg.init = "xavier";              // the 2017 Transformer, as Xiong et al. analyse it:
-  cfg.scale_embeddings = true;      //   token vectors N(0, 1/C) * sqrt(C): unit scale
-  cfg.pos_encoding = "sinusoidal";  //   fixed sinusoidal positions
-  cfg.activation = "relu";          //   ReLU feed-forward
-  cfg.tied_head = false;            //   an output layer of its own
+  cfg.norm = norm;                             // NormPlacement::pre or ::post
+  cfg.seed = 11;                               // the same initial weights for both
+  cfg.init = InitScheme::xavier;               // the 2017 Transformer, as Xiong et al. analyse it:
+  cfg.scale_embeddings = true;                 //   token vectors N(0, 1/C) * sqrt(C): unit scale
+  cfg.pos_encoding = PosEncoding::sinusoidal;  //   fixed sinusoidal positions
+  cfg.activation = Activation::relu;           //   ReLU feed-forward
+  cfg.tied_head = false;                       //   an output layer of its own
   GPT model(cfg);
   AttentionMask causal;
   causal.causal = true;
@@ -80,8 +80,8 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
 
   heading(out, 1, "The same GPT twice: 12 layers, C = 64, 4 heads, the 2017 Transformer's setting",
           "同一个 GPT 的两种写法：12 层，C = 64，4 个头，2017 年 Transformer 的设置");
-  Probe pre = probe("pre", idx, targets);
-  Probe post = probe("post", idx, targets);
+  Probe pre = probe(NormPlacement::pre, idx, targets);
+  Probe post = probe(NormPlacement::post, idx, targets);
   out << tr(out, "Pre-LN:  x = x + f(LN(x)), then a final LayerNorm   loss ",
             "Pre-LN:  x = x + f(LN(x))，最后再加一个 LayerNorm   损失 ")
       << fmt(pre.loss, 4) << " (model.loss: " << fmt(pre.loss_model, 4) << ")\n";

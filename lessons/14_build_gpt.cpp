@@ -2,7 +2,7 @@
 // every stage trained with the same step budget: bigram table, one causal self-attention head,
 // several heads, plus the feed-forward layer, plus residual connections and LayerNorm, then N
 // blocks. Each stage is made from the nn modules' public pieces (Embedding, MultiHeadAttention,
-// FeedForward, LayerNorm, EncoderBlock, Linear). Text: 14_build_gpt.md.
+// FeedForward, LayerNorm, SelfAttentionBlock, Linear). Text: 14_build_gpt.md.
 //
 // Legend: B batch, T time, C channels, H heads, N blocks, V vocab.
 #include <unistd.h>
@@ -58,7 +58,7 @@ StageModel::StageModel(const StageConfig& c) : Module("StageModel"), config_(c) 
       b.bias = false;
       register_module("h", h);
       for (int64_t i = 0; i < (c.stage == Stage::blocks ? c.n_layer : 1); ++i)
-        h.append(std::make_unique<EncoderBlock>(b));
+        h.append(std::make_unique<SelfAttentionBlock>(b));
       register_module("ln_f", ln_f.emplace(C, 1e-5, /*bias=*/false));
     }
     register_module("lm_head", lm_head.emplace(C, V, /*bias=*/false));

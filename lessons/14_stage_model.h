@@ -45,7 +45,7 @@ class StageModel : public Module {
   std::optional<Embedding> wpe;            // (T, C)
   std::optional<MultiHeadAttention> attn;  // stages one_head .. feed_forward
   std::optional<FeedForward> mlp;          // stage feed_forward
-  ModuleList<EncoderBlock> h;              // stages residual (1 block) and blocks (N)
+  ModuleList<SelfAttentionBlock> h;        // stages residual (1 block) and blocks (N)
   std::optional<LayerNorm> ln_f;
   std::optional<Linear> lm_head;  // (V, C)
 };

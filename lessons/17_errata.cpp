@@ -135,9 +135,9 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "[0, 1, 0, 1] 而不是 [0, 1, 0, 0]。文章里的这几行是编出来的。\n");
   GPTConfig cfg;
   cfg.vocab_size = 8, cfg.block_size = 16, cfg.n_layer = 1, cfg.n_head = 1, cfg.n_embd = 4;
-  cfg.pos_encoding = "sinusoidal";
+  cfg.pos_encoding = PosEncoding::sinusoidal;
   r.sinusoidal_params = count_named(GPT(cfg), "wpe");
-  cfg.pos_encoding = "learned";
+  cfg.pos_encoding = PosEncoding::learned;
   r.learned_params = count_named(GPT(cfg), "wpe");
   out << tr(out, "position parameters of a GPT (block 16, C = 4): sinusoidal ",
             "GPT（block 16，C = 4）的位置参数：正弦编码 ")
@@ -251,10 +251,10 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
   BlockConfig bc;
   bc.d_model = 8, bc.n_head = 2;
   Generator g1(5), g2(5);
-  bc.pre_ln = true;
-  EncoderBlock pre(bc, &g1);  // x + f(LN(x)): article 004's layer, GPT-2
-  bc.pre_ln = false;
-  EncoderBlock post(bc, &g2);  // LN(x + f(x)): Vaswani et al. 2017, BERT
+  bc.norm = NormPlacement::pre;
+  SelfAttentionBlock pre(bc, &g1);  // x + f(LN(x)): article 004's layer, GPT-2
+  bc.norm = NormPlacement::post;
+  SelfAttentionBlock post(bc, &g2);  // LN(x + f(x)): Vaswani et al. 2017, BERT
   Generator gx(6);
   Tensor x = Tensor::randn({1, 4, 8}, gx, 3.0);  // (B, T, C), 4 tokens of scale 3
   Tensor y_pre = pre.forward(x), y_post = post.forward(x);

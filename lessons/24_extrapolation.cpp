@@ -22,13 +22,13 @@ namespace sf::lessons {
 namespace {
 
 struct Variant {
-  const char* name;  // printed, and the model.pos_encoding value
-  std::string pos_encoding;
+  const char* name;  // printed
+  PosEncoding pos_encoding;
   int64_t block_size;  // positions the model accepts
 };
 
 // [excerpt: model]
-GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, int64_t block_size) {
+GPTConfig position_model(int64_t vocab_size, PosEncoding pos_encoding, int64_t block_size) {
   GPTConfig c;
   c.vocab_size = vocab_size;
   c.block_size = block_size;  // the longest input forward() accepts (and the learned table's rows)
@@ -40,7 +40,7 @@ GPTConfig position_model(int64_t vocab_size, const std::string& pos_encoding, in
   // Token vectors start N(0, 0.02^2); a sinusoidal table adds values of size 1 to them and
   // drowns them, so that model multiplies them by sqrt(C) first (token vectors then start
   // N(0, 1/C) and reach unit size), as Vaswani et al. do. Without it, it hardly learns.
-  c.scale_embeddings = pos_encoding == "sinusoidal";
+  c.scale_embeddings = pos_encoding == PosEncoding::sinusoidal;
   return c;
 }
 // [/excerpt]
@@ -83,10 +83,10 @@ const std::vector<Variant>& variants(int64_t long_length) {
   static std::map<int64_t, std::vector<Variant>> all;
   auto& v = all[long_length];
   if (v.empty())
-    v = {{"learned (table of 256)", "learned", long_length},
-         {"sinusoidal (x sqrt C)", "sinusoidal", long_length},
-         {"rope", "rope", long_length},
-         {"alibi", "alibi", long_length}};
+    v = {{"learned (table of 256)", PosEncoding::learned, long_length},
+         {"sinusoidal (x sqrt C)", PosEncoding::sinusoidal, long_length},
+         {"rope", PosEncoding::rope, long_length},
+         {"alibi", PosEncoding::alibi, long_length}};
   return v;
 }
 
@@ -104,7 +104,7 @@ const Trained& trained(const ExtrapolationOptions& o) {
             << o.training.steps << " steps each)\n";
   Progress progress = lesson_progress(total_steps);
   {  // learned positions with a table as long as the training windows, then asked for more
-    GPT model(position_model(corpus.vocab_size, "learned", o.training.block_size));
+    GPT model(position_model(corpus.vocab_size, PosEncoding::learned, o.training.block_size));
     train_small(model, corpus, o.training, progress, 0);
     // [excerpt: learned]
     try {
@@ -155,7 +155,7 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
   for (size_t i = 0; i < vs.size(); ++i) {
     const std::vector<double>& p = t.per_position[i];
     const double in = mean_of(p, 0, T), mid = mean_of(p, T, 2 * T), far = mean_of(p, 2 * T, L);
-    r.names.push_back(vs[i].pos_encoding);
+    r.names.push_back(pos_encoding_name(vs[i].pos_encoding));
     r.in_range.push_back(in), r.middle.push_back(mid), r.far.push_back(far);
     std::string n = vs[i].name;
     out << "  " << n << std::string(26 - n.size(), ' ') << "  " << fmt(in, 2) << "     " << fmt(mid, 2) << "     "

@@ -1,4 +1,4 @@
-// blocks.cpp: EncoderBlock and DecoderBlock with Pre-LN / Post-LN residuals.
+// blocks.cpp: SelfAttentionBlock and DecoderBlock with Pre-LN / Post-LN residuals.
 //
 // Legend: B batch, T time, S memory length, C channels, H heads, D head size.
 #include "nn/blocks.h"
@@ -25,7 +25,7 @@ static AttentionConfig attention_config(const BlockConfig& c, bool cross) {
 AttentionConfig self_attention_config(const BlockConfig& c) { return attention_config(c, /*cross=*/false); }
 AttentionConfig cross_attention_config(const BlockConfig& c) { return attention_config(c, /*cross=*/true); }
 
-static void require(bool ok, const std::string& message) {
+void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError("model: " + message);
 }
 
@@ -51,6 +51,7 @@ static constexpr std::array<Named<NormPlacement>, 2> kNorms = {
     {{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
 
 NormPlacement parse_norm(const std::string& name) { return parse_named(kNorms, name, "norm"); }
+const char* norm_name(NormPlacement norm) { return name_of(kNorms, norm); }
 std::vector<std::string> norm_names() { return names_of(kNorms); }
 
 // A block validates its whole config when it is built (lessons build blocks directly), then keeps
@@ -60,14 +61,14 @@ static int64_t window_of_validated(const BlockConfig& c) {
   return c.window;
 }
 
-// ---- EncoderBlock ----
-EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
-    : Module("EncoderBlock"),
+// ---- SelfAttentionBlock ----
+SelfAttentionBlock::SelfAttentionBlock(const BlockConfig& c, Generator* gen)
+    : Module("SelfAttentionBlock"),
       ln_1(c.d_model, c.ln_eps, c.bias),
       attn(self_attention_config(c), gen),
       ln_2(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
-      pre_ln_(c.pre_ln),
+      norm_(c.norm),
       window_(window_of_validated(c)) {
   register_module("ln_1", ln_1);
   register_module("attn", attn);
@@ -75,10 +76,10 @@ EncoderBlock::EncoderBlock(const BlockConfig& c, Generator* gen)
   register_module("mlp", mlp);
 }
 
-Tensor EncoderBlock::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
+Tensor SelfAttentionBlock::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   AttentionMask m = mask;
   if (window_ > 0) m.window = window_;
-  if (pre_ln_) {
+  if (norm_ == NormPlacement::pre) {
     Tensor h = x + attn.forward(ln_1.forward(x), m, cache);  // (B, T, C)
     return h + mlp.forward(ln_2.forward(h));                 // (B, T, C)
   }
@@ -95,7 +96,7 @@ DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)
       cross_attn(cross_attention_config(c), gen),
       ln_3(c.d_model, c.ln_eps, c.bias),
       mlp(c.d_model, c.d_ff, c.activation, c.bias, c.dropout, gen),
-      pre_ln_(c.pre_ln),
+      norm_(c.norm),
       window_(window_of_validated(c)) {
   register_module("ln_1", ln_1);
   register_module("attn", attn);
@@ -111,7 +112,7 @@ Tensor DecoderBlock::forward(const Tensor& x, const Tensor& memory, const Tensor
   m.causal = true;
   m.window = window_;
   m.key_padding = tgt_padding;
-  if (pre_ln_) {
+  if (norm_ == NormPlacement::pre) {
     Tensor h = x + attn.forward(ln_1.forward(x), m, self_cache);                             // (B, T, C)
     h = h + cross_attn.forward_cross(ln_2.forward(h), memory, memory_padding, cross_cache);  // (B, T, C)
     return h + mlp.forward(ln_3.forward(h));                                                 // (B, T, C)

@@ -1,10 +1,11 @@
 // blocks.h: the two transformer layers, each a pair of residual sublayers.
 //
-//   EncoderBlock:  x -> x + SelfAttention(x) -> x + FeedForward(x)
-//   DecoderBlock:  x -> x + CausalSelfAttention(x) -> x + CrossAttention(x, memory) -> x + FFN(x)
+//   SelfAttentionBlock:  x -> x + SelfAttention(x) -> x + FeedForward(x)
+//   DecoderBlock:        x -> x + CausalSelfAttention(x) -> x + CrossAttention(x, memory) -> x + FFN(x)
 //
-// A GPT block is an EncoderBlock with a causal mask (nanoGPT's Block: ln_1, attn, ln_2, mlp).
-// Where the LayerNorm goes is a switch:
+// A SelfAttentionBlock is the encoder's layer (no mask, or a padding mask) and, with a causal
+// mask, the GPT's (nanoGPT's Block: ln_1, attn, ln_2, mlp). The DecoderBlock adds cross-attention
+// to the encoder's output. Where the LayerNorm goes is a switch:
 //   Post-LN (Vaswani et al. 2017):  x = LN(x + f(x))      the original; needs warm-up to train
 //   Pre-LN  (GPT-2, Xiong et al.):  x = x + f(LN(x))      trains stably; the stack then ends
 //                                                         with one more LayerNorm (ln_f)
@@ -16,6 +17,16 @@
 
 namespace sf {
 
+// Where a block's LayerNorms sit: "pre" (x + f(LN(x)), GPT-2) or "post" (LN(x + f(x)), Vaswani
+// et al.). Parsed from norm_names() (names.h); anything else is a ConfigError listing them.
+enum class NormPlacement { pre, post };
+NormPlacement parse_norm(const std::string& name);
+const char* norm_name(NormPlacement norm);
+std::vector<std::string> norm_names();
+
+// Throws ConfigError("model: " + message) unless ok: the one form of a model config's checks.
+void require(bool ok, const std::string& message);
+
 struct BlockConfig {
   int64_t d_model = 0;  // C
   int64_t n_head = 1;   // H
@@ -23,7 +34,7 @@ struct BlockConfig {
   bool bias = true;     // biases in Linear and LayerNorm (nanoGPT's `bias`)
   double dropout = 0.0;
   Activation activation = Activation::gelu;
-  bool pre_ln = true;  // false: Post-LN
+  NormPlacement norm = NormPlacement::pre;
   double ln_eps = 1e-5;
   PosEncoding pos = PosEncoding::none;  // rope / alibi are applied inside self-attention
   double rope_base = 10000.0;
@@ -36,16 +47,11 @@ struct BlockConfig {
 // model calls d_model ("n_embd" for the GPT). The blocks' constructors call it too.
 void validate(const BlockConfig& c, const char* width = "d_model");
 
-// Where a block's LayerNorms sit: "pre" (x + f(LN(x)), GPT-2) or "post" (LN(x + f(x)), Vaswani
-// et al.). Parsed from norm_names() (names.h); anything else is a ConfigError listing them.
-enum class NormPlacement { pre, post };
-NormPlacement parse_norm(const std::string& name);
-std::vector<std::string> norm_names();
-
 // The block settings that the GPT and the encoder-decoder Transformer share, read from their
 // configs' fields of the same names (n_head, d_ff, bias, dropout, activation, norm, ln_eps,
 // pos_encoding, rope_base, window, attention, n_kv_head) and validated: the one place that maps
-// them to a BlockConfig.
+// them to a BlockConfig. The options are enums already: the config boundary
+// (experiments/models.cpp) parsed their names.
 template <class ModelConfig>
 BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* width) {
   BlockConfig b;
@@ -54,13 +60,13 @@ BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* w
   b.d_ff = m.d_ff;
   b.bias = m.bias;
   b.dropout = m.dropout;
-  b.activation = parse_activation(m.activation);
-  b.pre_ln = parse_norm(m.norm) == NormPlacement::pre;
+  b.activation = m.activation;
+  b.norm = m.norm;
   b.ln_eps = m.ln_eps;
-  b.pos = parse_pos_encoding(m.pos_encoding);
+  b.pos = m.pos_encoding;
   b.rope_base = m.rope_base;
   b.window = m.window;
-  b.attention = parse_attention_kernel(m.attention, "model.attention");
+  b.attention = m.attention;
   b.n_kv_head = m.n_kv_head;
   validate(b, width);
   return b;
@@ -70,13 +76,13 @@ BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* w
 AttentionConfig self_attention_config(const BlockConfig& c);
 AttentionConfig cross_attention_config(const BlockConfig& c);
 
-class EncoderBlock : public Module {
+class SelfAttentionBlock : public Module {
  public:
-  explicit EncoderBlock(const BlockConfig& config, Generator* gen = nullptr);
+  explicit SelfAttentionBlock(const BlockConfig& config, Generator* gen = nullptr);
   // x (B, T, C) -> (B, T, C). `mask` says which keys each query sees (causal for a GPT);
   // the block's sliding window, if any, is added to it. cache: see MultiHeadAttention.
   Tensor forward(const Tensor& x, const AttentionMask& mask = {}, KVCache* cache = nullptr);
-  std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
+  std::string extra_repr() const override { return std::string(norm_name(norm_)) + "-LN"; }
 
   LayerNorm ln_1;
   MultiHeadAttention attn;
@@ -84,7 +90,7 @@ class EncoderBlock : public Module {
   FeedForward mlp;
 
  private:
-  bool pre_ln_;
+  NormPlacement norm_;
   int64_t window_;
 };
 
@@ -97,7 +103,7 @@ class DecoderBlock : public Module {
   Tensor forward(const Tensor& x, const Tensor& memory, const Tensor& tgt_padding = Tensor(),
                  const Tensor& memory_padding = Tensor(), KVCache* self_cache = nullptr,
                  KVCache* cross_cache = nullptr);
-  std::string extra_repr() const override { return pre_ln_ ? "pre-LN" : "post-LN"; }
+  std::string extra_repr() const override { return std::string(norm_name(norm_)) + "-LN"; }
 
   LayerNorm ln_1;
   MultiHeadAttention attn;  // causal self-attention
@@ -107,7 +113,7 @@ class DecoderBlock : public Module {
   FeedForward mlp;
 
  private:
-  bool pre_ln_;
+  NormPlacement norm_;
   int64_t window_;
 };
 

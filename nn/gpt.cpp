@@ -13,10 +13,6 @@
 
 namespace sf {
 
-static void require(bool ok, const std::string& message) {
-  if (!ok) throw ConfigError("model: " + message);
-}
-
 int64_t kv_cache_bytes_per_token(const GPTConfig& config, DType dtype) {
   config.validate();
   return config.n_layer *
@@ -28,7 +24,6 @@ void GPTConfig::validate() const {
   require(block_size > 0, "block_size must be positive, got " + std::to_string(block_size));
   require(n_layer > 0, "n_layer must be positive, got " + std::to_string(n_layer));
   block_config_of(*this, n_embd, "n_embd");  // the settings every block shares
-  parse_init(init);
 }
 
 static const GPTConfig& validated(const GPTConfig& c) {
@@ -41,22 +36,22 @@ GPT::GPT(const GPTConfig& config)
       config_(validated(config)),
       rng_(config.seed),
       wte(config.vocab_size, config.n_embd),
-      drop(config.dropout, &rng_),
-      pos_(parse_pos_encoding(config.pos_encoding)) {
+      drop(config.dropout, &rng_) {
   const BlockConfig bc = block_config_of(config, config.n_embd, "n_embd");
   register_module("transformer", transformer);
   transformer.add("wte", wte);
-  if (pos_ == PosEncoding::learned) transformer.add("wpe", wpe.emplace(config.block_size, config.n_embd));
+  if (config.pos_encoding == PosEncoding::learned)
+    transformer.add("wpe", wpe.emplace(config.block_size, config.n_embd));
   transformer.add("drop", drop);
   transformer.add("h", h);
-  for (int64_t i = 0; i < config.n_layer; ++i) h.append(std::make_unique<EncoderBlock>(bc, &rng_));
-  if (bc.pre_ln) transformer.add("ln_f", ln_f.emplace(config.n_embd, config.ln_eps, config.bias));
+  for (int64_t i = 0; i < config.n_layer; ++i) h.append(std::make_unique<SelfAttentionBlock>(bc, &rng_));
+  if (bc.norm == NormPlacement::pre) transformer.add("ln_f", ln_f.emplace(config.n_embd, config.ln_eps, config.bias));
   if (config.tied_head) lm_head.emplace(wte.weight);  // the same Tensor: one set of numbers
   else lm_head.emplace(config.n_embd, config.vocab_size, false);
   register_module("lm_head", *lm_head);
 
   Generator init_gen(config.seed);
-  init_parameters(*this, parse_init(config.init), config.n_layer, init_gen);
+  init_parameters(*this, config.init, config.n_layer, init_gen);
   if (config.scale_embeddings) {  // N(0, 1/C): times sqrt(C) in embed(), unit-variance elements
     const double std = 1.0 / std::sqrt(static_cast<double>(config.n_embd));
     dispatch(wte.weight.dtype(), [&](auto tag) {
@@ -71,8 +66,9 @@ GPT::GPT(const GPTConfig& config)
 std::string GPT::extra_repr() const {
   return "vocab=" + std::to_string(config_.vocab_size) + ", block=" + std::to_string(config_.block_size) +
          ", layers=" + std::to_string(config_.n_layer) + ", heads=" + std::to_string(config_.n_head) +
-         ", n_embd=" + std::to_string(config_.n_embd) + ", " + config_.pos_encoding + ", " + config_.norm + "-LN" +
-         (config_.tied_head ? ", tied head" : "") + (config_.scale_embeddings ? ", embeddings * sqrt(C)" : "");
+         ", n_embd=" + std::to_string(config_.n_embd) + ", " + pos_encoding_name(config_.pos_encoding) + ", " +
+         norm_name(config_.norm) + "-LN" + (config_.tied_head ? ", tied head" : "") +
+         (config_.scale_embeddings ? ", embeddings * sqrt(C)" : "");
 }
 
 void GPT::keep_attention(bool on) {
@@ -88,11 +84,11 @@ Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
                      std::to_string(config_.block_size));
   Tensor x = wte.forward(idx);                                                           // (B, T, C)
   if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.n_embd));  // (B, T, C)
-  if (pos_ == PosEncoding::learned) {
+  if (config_.pos_encoding == PosEncoding::learned) {
     IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
     x = x + wpe->forward(positions);  // (B, T, C) + (T, C)
-  } else if (pos_ == PosEncoding::sinusoidal) {
+  } else if (config_.pos_encoding == PosEncoding::sinusoidal) {
     if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
       sinusoid_ = sinusoidal_table(config_.block_size, config_.n_embd, 0, x.dtype());  // (block, C)
     x = x + slice(sinusoid_, 0, offset, offset + T);                                   // (B, T, C) + (T, C)

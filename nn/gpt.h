@@ -3,7 +3,7 @@
 //
 //   transformer.wte      Embedding (V, C)       token vectors
 //   transformer.wpe      Embedding (block, C)   only for pos_encoding "learned"
-//   transformer.h.{i}    EncoderBlock with a causal mask: ln_1, attn.c_attn (3C, C),
+//   transformer.h.{i}    SelfAttentionBlock with a causal mask: ln_1, attn.c_attn (3C, C),
 //                        attn.c_proj (C, C), ln_2, mlp.c_fc (4C, C), mlp.c_proj (C, 4C)
 //   transformer.ln_f     the final LayerNorm (Pre-LN only)
 //   lm_head              Linear (V, C) without bias; with tied_head it IS wte.weight
@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "nn/blocks.h"
+#include "nn/init.h"
 
 namespace sf {
 
-// A plain struct with nanoGPT's defaults; the experiments layer fills it from JSON.
+// A plain struct with nanoGPT's defaults; the experiments layer fills it from JSON, turning the
+// options' names into these enums (experiments/models.cpp).
 struct GPTConfig {
   int64_t vocab_size = 50304;
   int64_t block_size = 1024;  // the longest sequence (positions 0 .. block_size-1)
@@ -32,15 +34,15 @@ struct GPTConfig {
   int64_t n_embd = 768;
   int64_t d_ff = 0;  // MLP hidden size; 0 means 4 * n_embd
   double dropout = 0.0;
-  bool bias = true;                      // biases in Linear and LayerNorm, as nanoGPT's `bias`
-  bool tied_head = true;                 // lm_head.weight is transformer.wte.weight
-  bool scale_embeddings = false;         // wte ~ N(0, 1/C) at init and wte[idx] * sqrt(C) in the forward
-  std::string pos_encoding = "learned";  // sinusoidal | learned | rope | alibi | none
-  std::string norm = "pre";              // pre | post
-  std::string activation = "gelu";       // gelu (exact erf) | gelu_tanh | relu
-  std::string init = "gpt2";             // gpt2 | xavier
-  int64_t window = 0;                    // > 0: sliding-window attention of this width
-  std::string attention = "auto";        // the attention kernel: stored | tiled | auto (autograd/attention.h)
+  bool bias = true;                                 // biases in Linear and LayerNorm, as nanoGPT's `bias`
+  bool tied_head = true;                            // lm_head.weight is transformer.wte.weight
+  bool scale_embeddings = false;                    // wte ~ N(0, 1/C) at init and wte[idx] * sqrt(C) in the forward
+  PosEncoding pos_encoding = PosEncoding::learned;  // sinusoidal | learned | rope | alibi | none
+  NormPlacement norm = NormPlacement::pre;          // pre | post
+  Activation activation = Activation::gelu;         // gelu (exact erf) | gelu_tanh | relu
+  InitScheme init = InitScheme::gpt2;               // gpt2 | xavier
+  int64_t window = 0;                               // > 0: sliding-window attention of this width
+  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/attention.h)
   int64_t n_kv_head = 0;  // key/value heads: 0 or n_head standard, 1 multi-query, a divisor grouped-query
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
@@ -102,12 +104,11 @@ class GPT : public Module {
   Embedding wte;                 // (V, C)
   std::optional<Embedding> wpe;  // (block_size, C), learned positions only
   Dropout drop;
-  ModuleList<EncoderBlock> h;
+  ModuleList<SelfAttentionBlock> h;
   std::optional<LayerNorm> ln_f;  // Pre-LN only
   std::optional<Linear> lm_head;  // (V, C)
 
  private:
-  PosEncoding pos_;
   Tensor sinusoid_;  // (block_size, C) table for "sinusoidal", in the parameters' dtype
 };
 

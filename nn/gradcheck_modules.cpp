@@ -67,7 +67,7 @@ IntTensor ids(int64_t B, int64_t T, int64_t V, uint64_t seed) {
   return t;
 }
 
-GPTConfig tiny_gpt(const std::string& pos, const std::string& norm) {
+GPTConfig tiny_gpt(PosEncoding pos, NormPlacement norm) {
   GPTConfig c;
   c.vocab_size = 11;
   c.block_size = 8;
@@ -81,7 +81,7 @@ GPTConfig tiny_gpt(const std::string& pos, const std::string& norm) {
   return c;
 }
 
-TransformerConfig tiny_transformer(const std::string& pos, const std::string& norm) {
+TransformerConfig tiny_transformer(PosEncoding pos, NormPlacement norm) {
   TransformerConfig c;
   c.src_vocab_size = 9;
   c.tgt_vocab_size = 10;
@@ -107,12 +107,17 @@ AttentionConfig attn_config(PosEncoding pos = PosEncoding::none, bool cross = fa
   return a;
 }
 
-BlockConfig block_config(bool pre_ln) {
+// "pre-LN rope": a whole-model case's name.
+std::string variant_name(NormPlacement norm, PosEncoding pos) {
+  return std::string(norm_name(norm)) + "-LN " + pos_encoding_name(pos);
+}
+
+BlockConfig block_config(NormPlacement norm) {
   BlockConfig b;
   b.d_model = 8;
   b.n_head = 2;
   b.d_ff = 12;
-  b.pre_ln = pre_ln;
+  b.norm = norm;
   return b;
 }
 
@@ -223,16 +228,16 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
   });
 
   // ---- blocks ----
-  for (bool pre : {true, false}) {
-    std::string norm = pre ? "Pre-LN" : "Post-LN";
-    add("nn.blocks", "EncoderBlock " + norm + " with key padding", [pre] {
-      EncoderBlock m(block_config(pre));
+  for (NormPlacement norm : {NormPlacement::pre, NormPlacement::post}) {
+    const std::string name = norm == NormPlacement::pre ? "Pre-LN" : "Post-LN";
+    add("nn.blocks", "SelfAttentionBlock " + name + " with key padding", [norm] {
+      SelfAttentionBlock m(block_config(norm));
       AttentionMask mask;
       mask.key_padding = padding(2, 4, 1);
       return check(m, {input({2, 4, 8}, 13)}, [&](const Inputs& x) { return m.forward(x[0], mask); });
     });
-    add("nn.blocks", "DecoderBlock " + norm + " with padded memory", [pre] {
-      DecoderBlock m(block_config(pre));
+    add("nn.blocks", "DecoderBlock " + name + " with padded memory", [norm] {
+      DecoderBlock m(block_config(norm));
       Tensor pad = padding(2, 5, 2);
       return check(m, {input({2, 3, 8}, 14), input({2, 5, 8}, 15)},
                    [&](const Inputs& x) { return m.forward(x[0], x[1], Tensor(), pad); });
@@ -241,11 +246,13 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
 
   // ---- whole models ----
   // Every positional encoding with Pre-LN, two of them with Post-LN (keeps the suite fast).
-  const std::vector<std::pair<std::string, std::string>> gpt_variants = {
-      {"pre", "learned"}, {"pre", "sinusoidal"}, {"pre", "rope"}, {"pre", "alibi"},
-      {"pre", "none"},    {"post", "learned"},   {"post", "rope"}};
+  using N = NormPlacement;
+  using P = PosEncoding;
+  const std::vector<std::pair<N, P>> gpt_variants = {
+      {N::pre, P::learned}, {N::pre, P::sinusoidal}, {N::pre, P::rope}, {N::pre, P::alibi},
+      {N::pre, P::none},    {N::post, P::learned},   {N::post, P::rope}};
   for (const auto& [norm, pos] : gpt_variants)
-    add("nn.gpt", "GPT " + norm + "-LN " + pos, [norm = norm, pos = pos] {
+    add("nn.gpt", "GPT " + variant_name(norm, pos), [norm = norm, pos = pos] {
       auto m = std::make_unique<GPT>(tiny_gpt(pos, norm));
       IntTensor idx = ids(2, 4, 11, 16);
       Tensor r = constant({2, 4, 11}, 17);
@@ -253,10 +260,10 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
           *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
     });
   add("nn.gpt", "GPT pre-LN rope, grouped-query (n_kv_head 2 of 4), tiled attention", [] {
-    GPTConfig c = tiny_gpt("rope", "pre");
+    GPTConfig c = tiny_gpt(P::rope, N::pre);
     c.n_head = 4;
     c.n_kv_head = 2;
-    c.attention = "tiled";
+    c.attention = AttentionKernel::tiled;
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 35);
     Tensor r = constant({2, 4, 11}, 36);
@@ -264,11 +271,11 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT untied, no bias, window 2, gelu_tanh", [] {
-    GPTConfig c = tiny_gpt("learned", "pre");
+    GPTConfig c = tiny_gpt(P::learned, N::pre);
     c.tied_head = false;
     c.bias = false;
     c.window = 2;
-    c.activation = "gelu_tanh";
+    c.activation = Activation::gelu_tanh;
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 18);
     Tensor r = constant({2, 4, 11}, 19);
@@ -276,10 +283,10 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT post-LN as Xiong et al.: scaled embeddings, sinusoidal, relu, xavier, untied", [] {
-    GPTConfig c = tiny_gpt("sinusoidal", "post");
+    GPTConfig c = tiny_gpt(P::sinusoidal, N::post);
     c.scale_embeddings = true;
-    c.activation = "relu";
-    c.init = "xavier";
+    c.activation = Activation::relu;
+    c.init = InitScheme::xavier;
     c.tied_head = false;
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 22);
@@ -288,7 +295,7 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
   add("nn.gpt", "GPT pre-LN, scaled embeddings, tied head", [] {
-    GPTConfig c = tiny_gpt("sinusoidal", "pre");
+    GPTConfig c = tiny_gpt(P::sinusoidal, N::pre);
     c.scale_embeddings = true;
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 24);
@@ -296,10 +303,10 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     return check(
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
-  const std::vector<std::pair<std::string, std::string>> transformer_variants = {
-      {"pre", "sinusoidal"}, {"post", "learned"}, {"pre", "rope"}, {"post", "alibi"}};
+  const std::vector<std::pair<N, P>> transformer_variants = {
+      {N::pre, P::sinusoidal}, {N::post, P::learned}, {N::pre, P::rope}, {N::post, P::alibi}};
   for (const auto& [norm, pos] : transformer_variants)
-    add("nn.transformer", "Transformer " + norm + "-LN " + pos + " with src/tgt padding", [norm = norm, pos = pos] {
+    add("nn.transformer", "Transformer " + variant_name(norm, pos) + " with src/tgt padding", [norm = norm, pos = pos] {
       auto m = std::make_unique<Transformer>(tiny_transformer(pos, norm));
       IntTensor src = ids(2, 4, 9, 20), tgt = ids(2, 4, 10, 21);
       Tensor src_pad = padding(2, 4, 2), tgt_pad = padding(2, 4, 1);
@@ -308,7 +315,7 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
           *m, {}, [&](const Inputs&) { return sum(m->forward(src, tgt, src_pad, tgt_pad) * r); }, model_subset);
     });
   add("nn.transformer", "Transformer shared embeddings, tied head", [] {
-    TransformerConfig c = tiny_transformer("sinusoidal", "pre");
+    TransformerConfig c = tiny_transformer(P::sinusoidal, N::pre);
     c.tgt_vocab_size = c.src_vocab_size;
     c.shared_embeddings = true;
     c.tied_head = true;

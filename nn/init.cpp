@@ -14,6 +14,7 @@ static constexpr std::array<Named<InitScheme>, 2> kInits = {
     {{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
 
 InitScheme parse_init(const std::string& name) { return parse_named(kInits, name, "init"); }
+const char* init_name(InitScheme scheme) { return name_of(kInits, scheme); }
 std::vector<std::string> init_names() { return names_of(kInits); }
 
 static bool ends_with(const std::string& s, const std::string& suffix) {

@@ -1,4 +1,4 @@
-// init.h: initialisation schemes, chosen by name in a model config.
+// init.h: initialisation schemes, chosen by name in a model config (InitScheme in nn's configs).
 //
 //   "gpt2"    every weight matrix and embedding ~ N(0, 0.02); the residual projections
 //             (names ending in c_proj.weight) ~ N(0, 0.02 / sqrt(2 L)) so the residual stream's
@@ -19,6 +19,7 @@ namespace sf {
 enum class InitScheme { gpt2, xavier };
 // "gpt2" | "xavier" (init_names()); anything else is a ConfigError listing them.
 InitScheme parse_init(const std::string& name);
+const char* init_name(InitScheme scheme);
 std::vector<std::string> init_names();
 
 // Re-initialises every parameter of `model` in place, in named_parameters() order, drawing from

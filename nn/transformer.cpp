@@ -12,10 +12,6 @@
 
 namespace sf {
 
-static void require(bool ok, const std::string& message) {
-  if (!ok) throw ConfigError("model: " + message);
-}
-
 void TransformerConfig::validate() const {
   require(src_vocab_size > 0, "src_vocab_size must be positive, got " + std::to_string(src_vocab_size));
   require(tgt_vocab_size > 0, "tgt_vocab_size must be positive, got " + std::to_string(tgt_vocab_size));
@@ -25,7 +21,6 @@ void TransformerConfig::validate() const {
   require(!shared_embeddings || src_vocab_size == tgt_vocab_size,
           "shared_embeddings needs src_vocab_size == tgt_vocab_size");
   block_config_of(*this, d_model, "d_model");  // the settings every block shares
-  parse_init(init);
 }
 
 static const TransformerConfig& validated(const TransformerConfig& c) {
@@ -37,7 +32,6 @@ Transformer::Transformer(const TransformerConfig& config)
     : Module("Transformer"),
       config_(validated(config)),
       rng_(config.seed),
-      pos_(parse_pos_encoding(config.pos_encoding)),
       src_embed(config.src_vocab_size, config.d_model),
       tgt_embed(&src_embed),
       drop(config.dropout, &rng_) {
@@ -46,7 +40,7 @@ Transformer::Transformer(const TransformerConfig& config)
   register_module("src_embed", src_embed);
   if (!config.shared_embeddings) tgt_embed = &tgt_embed_own.emplace(config.tgt_vocab_size, C);
   register_module("tgt_embed", *tgt_embed);  // shared: the same module under a second name
-  if (pos_ == PosEncoding::learned) {
+  if (config.pos_encoding == PosEncoding::learned) {
     register_module("src_pos", src_pos.emplace(config.max_len, C));
     register_module("tgt_pos", tgt_pos.emplace(config.max_len, C));
   }
@@ -54,27 +48,27 @@ Transformer::Transformer(const TransformerConfig& config)
   register_module("encoder", encoder);
   encoder.add("layers", encoder_layers);
   for (int64_t i = 0; i < config.n_encoder_layers; ++i)
-    encoder_layers.append(std::make_unique<EncoderBlock>(bc, &rng_));
-  if (bc.pre_ln) encoder.add("ln_f", encoder_ln_f.emplace(C, config.ln_eps, config.bias));
+    encoder_layers.append(std::make_unique<SelfAttentionBlock>(bc, &rng_));
+  if (bc.norm == NormPlacement::pre) encoder.add("ln_f", encoder_ln_f.emplace(C, config.ln_eps, config.bias));
   register_module("decoder", decoder);
   decoder.add("layers", decoder_layers);
   for (int64_t i = 0; i < config.n_decoder_layers; ++i)
     decoder_layers.append(std::make_unique<DecoderBlock>(bc, &rng_));
-  if (bc.pre_ln) decoder.add("ln_f", decoder_ln_f.emplace(C, config.ln_eps, config.bias));
+  if (bc.norm == NormPlacement::pre) decoder.add("ln_f", decoder_ln_f.emplace(C, config.ln_eps, config.bias));
   if (config.tied_head) generator.emplace(tgt_embed->weight);
   else generator.emplace(C, config.tgt_vocab_size, config.bias);
   register_module("generator", *generator);
 
   Generator init_gen(config.seed);
-  init_parameters(*this, parse_init(config.init), std::max(config.n_encoder_layers, config.n_decoder_layers), init_gen);
+  init_parameters(*this, config.init, std::max(config.n_encoder_layers, config.n_decoder_layers), init_gen);
   flatten_parameters();
 }
 
 std::string Transformer::extra_repr() const {
   return "d_model=" + std::to_string(config_.d_model) + ", heads=" + std::to_string(config_.n_head) +
          ", encoder=" + std::to_string(config_.n_encoder_layers) +
-         ", decoder=" + std::to_string(config_.n_decoder_layers) + ", " + config_.pos_encoding + ", " + config_.norm +
-         "-LN";
+         ", decoder=" + std::to_string(config_.n_decoder_layers) + ", " + pos_encoding_name(config_.pos_encoding) +
+         ", " + norm_name(config_.norm) + "-LN";
 }
 
 void Transformer::keep_attention(bool on) {
@@ -101,11 +95,11 @@ Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>
                      std::to_string(config_.max_len));
   Tensor x = table.forward(ids);  // (B, T, C)
   if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.d_model));
-  if (pos_ == PosEncoding::learned) {
+  if (config_.pos_encoding == PosEncoding::learned) {
     IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
     for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
     x = x + pos_table->forward(positions);  // (B, T, C) + (T, C)
-  } else if (pos_ == PosEncoding::sinusoidal) {
+  } else if (config_.pos_encoding == PosEncoding::sinusoidal) {
     if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
       sinusoid_ = sinusoidal_table(config_.max_len, config_.d_model, 0, x.dtype());  // (max_len, C)
     x = x + slice(sinusoid_, 0, offset, offset + T);                                 // (B, T, C) + (T, C)

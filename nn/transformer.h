@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "nn/blocks.h"
+#include "nn/init.h"
 
 namespace sf {
 
@@ -31,16 +32,16 @@ struct TransformerConfig {
   int64_t d_ff = 2048;  // 0 means 4 * d_model
   double dropout = 0.1;
   bool bias = true;
-  bool shared_embeddings = false;           // src and tgt use one table (needs equal vocab sizes)
-  bool tied_head = false;                   // generator.weight is tgt_embed.weight
-  bool scale_embeddings = true;             // multiply embeddings by sqrt(d_model), as the paper
-  std::string pos_encoding = "sinusoidal";  // sinusoidal | learned | rope | alibi | none
-  std::string norm = "pre";                 // pre | post
-  std::string activation = "relu";          // relu | gelu | gelu_tanh
-  std::string init = "xavier";              // xavier | gpt2
-  int64_t window = 0;                       // > 0: sliding-window self-attention of this width
-  std::string attention = "auto";           // the attention kernel: stored | tiled | auto (autograd/attention.h)
-  int64_t n_kv_head = 0;                    // key/value heads of self-attention; 0 means n_head (GQA / MQA)
+  bool shared_embeddings = false;                          // src and tgt use one table (needs equal vocab sizes)
+  bool tied_head = false;                                  // generator.weight is tgt_embed.weight
+  bool scale_embeddings = true;                            // multiply embeddings by sqrt(d_model), as the paper
+  PosEncoding pos_encoding = PosEncoding::sinusoidal;      // sinusoidal | learned | rope | alibi | none
+  NormPlacement norm = NormPlacement::pre;                 // pre | post
+  Activation activation = Activation::relu;                // relu | gelu | gelu_tanh
+  InitScheme init = InitScheme::xavier;                    // xavier | gpt2
+  int64_t window = 0;                                      // > 0: sliding-window self-attention of this width
+  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/attention.h)
+  int64_t n_kv_head = 0;  // key/value heads of self-attention; 0 means n_head (GQA / MQA)
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;
@@ -86,7 +87,6 @@ class Transformer : public Module {
                int64_t offset);  // (B, T, C)
   TransformerConfig config_;
   Generator rng_;
-  PosEncoding pos_;
   Tensor sinusoid_;  // (max_len, C)
 
  public:
@@ -96,7 +96,7 @@ class Transformer : public Module {
   std::optional<Embedding> src_pos, tgt_pos;  // learned positions only
   Dropout drop;
   ModuleDict encoder, decoder;
-  ModuleList<EncoderBlock> encoder_layers;
+  ModuleList<SelfAttentionBlock> encoder_layers;
   ModuleList<DecoderBlock> decoder_layers;
   std::optional<LayerNorm> encoder_ln_f, decoder_ln_f;  // Pre-LN only
   std::optional<Linear> generator;                      // (V, C)

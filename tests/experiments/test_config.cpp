@@ -9,6 +9,7 @@
 
 #include "autograd/errors.h"
 #include "experiments/config.h"
+#include "experiments/models.h"
 #include "nn/init.h"
 #include "nn/layers.h"
 #include "nn/positional.h"
@@ -91,6 +92,44 @@ TEST_CASE("a config accepts exactly the option names the model code parses (one 
       error_of(json{{"model", {{"activation", "gelu_tahn"}}}}) ==
       "model.activation: must be one of \"gelu\", \"gelu_tanh\", \"relu\", got \"gelu_tahn\" (did you mean \"gelu_tanh\"?)");
   CHECK_THROWS_WITH_AS(parse_init("he"), "init: unknown 'he' (valid: gpt2, xavier)", ConfigError);
+  for (const std::string& name : norm_names()) {
+    CHECK(error_of(json{{"model", {{"norm", name}}}}) == "");
+    CHECK(norm_name(parse_norm(name)) == name);
+  }
+  for (const std::string& name : activation_names()) CHECK(activation_name(parse_activation(name)) == name);
+  for (const std::string& name : init_names()) CHECK(init_name(parse_init(name)) == name);
+}
+
+TEST_CASE("the config's option names become the model configs' enums in one place (models.h)") {
+  Config c = config_from_json(json{{"model",
+                                    {{"pos_encoding", "rope"},
+                                     {"norm", "post"},
+                                     {"activation", "relu"},
+                                     {"init", "xavier"},
+                                     {"attention", "tiled"},
+                                     {"window", 3},
+                                     {"n_kv_head", 2}}}});
+  const GPTConfig g = gpt_config_of(c, 30);
+  CHECK(g.pos_encoding == PosEncoding::rope);
+  CHECK(g.norm == NormPlacement::post);
+  CHECK(g.activation == Activation::relu);
+  CHECK(g.init == InitScheme::xavier);
+  CHECK(g.attention == AttentionKernel::tiled);
+  CHECK((g.window == 3 && g.n_kv_head == 2 && g.vocab_size == 30 && g.n_embd == c.model.n_embd));
+  const TransformerConfig t = transformer_config_of(c, 30);
+  CHECK(t.pos_encoding == PosEncoding::rope);
+  CHECK(t.norm == NormPlacement::post);
+  CHECK(t.activation == Activation::relu);
+  CHECK(t.init == InitScheme::xavier);
+  CHECK(t.attention == AttentionKernel::tiled);
+  CHECK((t.window == 3 && t.n_kv_head == 2 && t.src_vocab_size == 30 && t.d_model == c.model.n_embd));
+  // The config's defaults are the GPT's own.
+  const GPTConfig from_defaults = gpt_config_of(Config{}, 30), plain;
+  CHECK(from_defaults.pos_encoding == plain.pos_encoding);
+  CHECK(from_defaults.norm == plain.norm);
+  CHECK(from_defaults.activation == plain.activation);
+  CHECK(from_defaults.init == plain.init);
+  CHECK(from_defaults.attention == plain.attention);
 }
 
 TEST_CASE("--set overrides parse JSON values, fall back to strings, and go through the same checks") {

@@ -12,7 +12,7 @@ using namespace sf;
 
 namespace {
 
-GPTConfig tiny_gpt(const std::string& attention) {
+GPTConfig tiny_gpt(AttentionKernel attention) {
   GPTConfig c;
   c.vocab_size = 23;
   c.block_size = 80;  // T = 80 > 64: two query tiles, two key tiles
@@ -65,7 +65,7 @@ Training sgd_steps(const GPTConfig& config, int steps) {
 // steps carry that into the weights; the losses must agree to 1e-4 relative (they turn out equal
 // to float32 printing precision).
 TEST_CASE("a GPT trains to the same losses with model.attention stored and tiled") {
-  Training s = sgd_steps(tiny_gpt("stored"), 6), t = sgd_steps(tiny_gpt("tiled"), 6);
+  Training s = sgd_steps(tiny_gpt(AttentionKernel::stored), 6), t = sgd_steps(tiny_gpt(AttentionKernel::tiled), 6);
   const std::vector<double>&stored = s.losses, &tiled = t.losses;
   REQUIRE(stored.size() == tiled.size());
   CHECK(stored.back() < stored.front());  // it learns
@@ -83,6 +83,6 @@ TEST_CASE("a GPT trains to the same losses with model.attention stored and tiled
 }
 
 TEST_CASE("model.attention: an unknown kernel name is one line naming the key") {
-  CHECK_THROWS_WITH_AS(GPT(tiny_gpt("flash")),
+  CHECK_THROWS_WITH_AS(parse_attention_kernel("flash", "model.attention"),  // where the config's name is parsed
                        "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"", ConfigError);
 }

@@ -14,7 +14,7 @@ using namespace sf;
 
 namespace {
 
-GPTConfig gqa_gpt(int64_t n_kv_head, const std::string& pos = "learned") {
+GPTConfig gqa_gpt(int64_t n_kv_head, PosEncoding pos = PosEncoding::learned) {
   GPTConfig c;
   c.vocab_size = 13;
   c.block_size = 16;
@@ -55,7 +55,7 @@ TEST_CASE("GQA / MQA: c_attn narrows to C + 2 G D outputs, and the parameter cou
 
 TEST_CASE("GQA / MQA: KV-cache logits equal a full recompute, and the cache holds G heads") {
   for (int64_t G : {2, 1})
-    for (std::string pos : {"learned", "rope"}) {
+    for (PosEncoding pos : {PosEncoding::learned, PosEncoding::rope}) {
       GPT m(gqa_gpt(G, pos));
       IntTensor idx = random_ids(2, 9, 13, 3);
       Tensor full = m.forward(idx);  // (B, T, V)
@@ -69,7 +69,7 @@ TEST_CASE("GQA / MQA: KV-cache logits equal a full recompute, and the cache hold
         parts.push_back(m.forward(part, cache));
         start += len;
       }
-      INFO("n_kv_head " << G << ", " << pos);
+      INFO("n_kv_head " << G << ", " << pos_encoding_name(pos));
       CHECK(cache.layers[0].k.shape() == Shape{2, G, 9, 4});  // (B, G, S, D): only the K/V heads
       CHECK(cache.layers[0].v.shape() == Shape{2, G, 9, 4});
       CHECK(max_abs_diff(concat(parts, 1), full) < 1e-5);

@@ -84,7 +84,7 @@ TEST_CASE("GPT: bias=false and positional encodings change the parameter set") {
   c.bias = false;
   auto m = std::make_unique<GPT>(c);
   for (auto& [n, p] : m->named_parameters()) CHECK(n.find("bias") == std::string::npos);
-  for (std::string pos : {"sinusoidal", "rope", "alibi", "none"}) {
+  for (PosEncoding pos : {PosEncoding::sinusoidal, PosEncoding::rope, PosEncoding::alibi, PosEncoding::none}) {
     GPTConfig d = small_gpt();
     d.pos_encoding = pos;
     auto g = std::make_unique<GPT>(d);
@@ -92,7 +92,7 @@ TEST_CASE("GPT: bias=false and positional encodings change the parameter set") {
     CHECK(g->forward(ids(1, 4, 13, 3)).shape() == Shape{1, 4, 13});
   }
   GPTConfig post = small_gpt();
-  post.norm = "post";
+  post.norm = NormPlacement::post;
   auto p = std::make_unique<GPT>(post);
   CHECK(!p->ln_f.has_value());
 }
@@ -104,15 +104,11 @@ TEST_CASE("GPT: config validation names the field") {
   c = small_gpt();
   c.block_size = 0;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("block_size"), ConfigError);
-  c = small_gpt();
-  c.pos_encoding = "absolute";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("pos_encoding"), ConfigError);
-  c = small_gpt();
-  c.norm = "sandwich";
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("norm"), ConfigError);
-  c = small_gpt();
-  c.init = "kaiming";
-  CHECK_THROWS_AS(GPT{c}, ConfigError);
+  // The options are enums; their names are parsed at the config boundary (experiments/models.cpp),
+  // where an unknown one is a ConfigError naming the option.
+  CHECK_THROWS_WITH_AS(parse_pos_encoding("absolute"), doctest::Contains("pos_encoding"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse_norm("sandwich"), doctest::Contains("norm"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse_init("kaiming"), doctest::Contains("init"), ConfigError);
   c = small_gpt();
   c.dropout = 1.0;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("dropout"), ConfigError);
@@ -138,7 +134,7 @@ TEST_CASE("GPT: gpt2 init statistics, xavier bound, seeded") {
   CHECK(m->parameter("transformer.h.0.ln_1.weight").to_vector() == std::vector<double>(64, 1.0));
   auto again = std::make_unique<GPT>(c);
   CHECK(max_abs_diff(m->flat_parameters(), again->flat_parameters()) == 0);  // same seed
-  c.init = "xavier";
+  c.init = InitScheme::xavier;
   auto x = std::make_unique<GPT>(c);
   double bound = std::sqrt(6.0 / (64 + 192));
   double mx = 0;
@@ -185,12 +181,13 @@ TEST_CASE("GPT: summary lists the tree with shapes and counts") {
 }
 
 TEST_CASE("GPT: KV-cache logits equal a full recompute (each positional encoding, pre/post LN)") {
-  for (std::string norm : {"pre", "post"})
-    for (std::string pos : {"learned", "sinusoidal", "rope", "alibi", "none"}) {
+  for (NormPlacement norm : {NormPlacement::pre, NormPlacement::post})
+    for (PosEncoding pos :
+         {PosEncoding::learned, PosEncoding::sinusoidal, PosEncoding::rope, PosEncoding::alibi, PosEncoding::none}) {
       GPTConfig c = small_gpt();
       c.pos_encoding = pos;
       c.norm = norm;
-      c.window = pos == "alibi" ? 3 : 0;  // one case with a sliding window
+      c.window = pos == PosEncoding::alibi ? 3 : 0;  // one case with a sliding window
       auto m = std::make_unique<GPT>(c);
       IntTensor idx = ids(2, 9, 13, 6);
       Tensor full = m->forward(idx);  // (B, T, V)
@@ -205,7 +202,7 @@ TEST_CASE("GPT: KV-cache logits equal a full recompute (each positional encoding
         start += len;
       }
       CHECK(cache.length() == 9);
-      INFO(norm << " " << pos);
+      INFO(norm_name(norm) << " " << pos_encoding_name(pos));
       CHECK(max_abs_diff(concat(parts, 1), full) < 1e-5);
     }
 }
@@ -281,8 +278,8 @@ TEST_CASE("Transformer: padding of the source hides those tokens from the decode
 }
 
 TEST_CASE("Transformer: KV-cache decode equals a full recompute, greedy decode") {
-  for (std::string norm : {"pre", "post"})
-    for (std::string pos : {"sinusoidal", "learned", "rope", "alibi"}) {
+  for (NormPlacement norm : {NormPlacement::pre, NormPlacement::post})
+    for (PosEncoding pos : {PosEncoding::sinusoidal, PosEncoding::learned, PosEncoding::rope, PosEncoding::alibi}) {
       TransformerConfig c = small_transformer();
       c.norm = norm;
       c.pos_encoding = pos;
@@ -297,7 +294,7 @@ TEST_CASE("Transformer: KV-cache decode equals a full recompute, greedy decode")
         IntTensor one({2, 1}, {tgt[t], tgt[5 + t]});
         parts.push_back(m->decode(one, memory, src_pad, Tensor(), &cache));
       }
-      INFO(norm << " " << pos);
+      INFO(norm_name(norm) << " " << pos_encoding_name(pos));
       CHECK(max_abs_diff(concat(parts, 1), full) < 1e-5);
     }
   auto m = std::make_unique<Transformer>(small_transformer());
@@ -309,7 +306,7 @@ TEST_CASE("Transformer: KV-cache decode equals a full recompute, greedy decode")
 }
 
 TEST_CASE("GPT: logits at position t do not depend on tokens after t") {
-  for (std::string pos : {"learned", "rope", "alibi"}) {
+  for (PosEncoding pos : {PosEncoding::learned, PosEncoding::rope, PosEncoding::alibi}) {
     GPTConfig c = small_gpt();
     c.pos_encoding = pos;
     auto m = std::make_unique<GPT>(c);
@@ -334,7 +331,7 @@ TEST_CASE("a GPT training step gives the same bits on one thread and on two") {
   cfg.block_size = 64;
   cfg.n_head = 4;
   cfg.n_embd = 64;
-  cfg.activation = "gelu_tanh";
+  cfg.activation = Activation::gelu_tanh;
   std::vector<int32_t> ids(8 * 64), next(8 * 64);
   for (size_t i = 0; i < ids.size(); ++i) {
     ids[i] = static_cast<int32_t>((i * 7 + i / 5) % 29);

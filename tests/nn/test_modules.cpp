@@ -309,8 +309,8 @@ TEST_CASE("blocks: Pre-LN and Post-LN formulas, names") {
     BlockConfig bc;
     bc.d_model = 8;
     bc.n_head = 2;
-    bc.pre_ln = pre;
-    EncoderBlock b(bc);
+    bc.norm = pre ? NormPlacement::pre : NormPlacement::post;
+    SelfAttentionBlock b(bc);
     Tensor x = randn({2, 3, 8}, 15);
     Tensor expect;
     if (pre) {
@@ -321,6 +321,7 @@ TEST_CASE("blocks: Pre-LN and Post-LN formulas, names") {
       expect = b.ln_2.forward(h + b.mlp.forward(h));
     }
     CHECK(max_abs_diff(b.forward(x), expect) == 0.0);
+    CHECK(b.extra_repr() == (pre ? "pre-LN" : "post-LN"));  // the summary's words, from norm_name
     DecoderBlock d(bc);
     std::vector<std::string> names;
     for (auto& [n, p] : d.named_parameters()) names.push_back(n);

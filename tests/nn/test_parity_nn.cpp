@@ -162,7 +162,7 @@ TEST_CASE("parity grouped-query and multi-query self-attention vs torch with rep
   }
 }
 
-TEST_CASE("parity EncoderBlock vs torch.nn.TransformerEncoderLayer (norm_first false/true)") {
+TEST_CASE("parity SelfAttentionBlock vs torch.nn.TransformerEncoderLayer (norm_first false/true)") {
   for (const char* file : {"encoder_layer_post_ln", "encoder_layer_pre_ln"}) {
     CAPTURE(file);
     Case c = load_case(std::string(file) + ".safetensors");
@@ -170,9 +170,9 @@ TEST_CASE("parity EncoderBlock vs torch.nn.TransformerEncoderLayer (norm_first f
     bc.d_model = c.config["d_model"];
     bc.n_head = c.config["n_head"];
     bc.d_ff = c.config["d_ff"];
-    bc.pre_ln = c.config["norm_first"];
+    bc.norm = c.config["norm_first"] ? NormPlacement::pre : NormPlacement::post;
     bc.activation = parse_activation(c.config["activation"]);
-    EncoderBlock block(bc);
+    SelfAttentionBlock block(bc);
     load_state_dict(block, c.with_prefix("param."), file);
     Tensor x = input(c, "x");
     AttentionMask mask;
@@ -189,7 +189,7 @@ TEST_CASE("parity DecoderBlock vs torch.nn.TransformerDecoderLayer (norm_first f
     bc.d_model = c.config["d_model"];
     bc.n_head = c.config["n_head"];
     bc.d_ff = c.config["d_ff"];
-    bc.pre_ln = c.config["norm_first"];
+    bc.norm = c.config["norm_first"] ? NormPlacement::pre : NormPlacement::post;
     bc.activation = parse_activation(c.config["activation"]);
     DecoderBlock block(bc);
     load_state_dict(block, c.with_prefix("param."), file);
