@@ -109,20 +109,20 @@ TEST_CASE("the config's option names become the model configs' enums in one plac
                                      {"attention", "tiled"},
                                      {"window", 3},
                                      {"n_kv_head", 2}}}});
+  auto check_options = [](const auto& m) {  // a GPTConfig or a TransformerConfig
+    CHECK(m.pos_encoding == PosEncoding::rope);
+    CHECK(m.norm == NormPlacement::post);
+    CHECK(m.activation == Activation::relu);
+    CHECK(m.init == InitScheme::xavier);
+    CHECK(m.attention == AttentionKernel::tiled);
+    CHECK((m.window == 3 && m.n_kv_head == 2));
+  };
   const GPTConfig g = gpt_config_of(c, 30);
-  CHECK(g.pos_encoding == PosEncoding::rope);
-  CHECK(g.norm == NormPlacement::post);
-  CHECK(g.activation == Activation::relu);
-  CHECK(g.init == InitScheme::xavier);
-  CHECK(g.attention == AttentionKernel::tiled);
-  CHECK((g.window == 3 && g.n_kv_head == 2 && g.vocab_size == 30 && g.n_embd == c.model.n_embd));
+  check_options(g);
+  CHECK((g.vocab_size == 30 && g.n_embd == c.model.n_embd));
   const TransformerConfig t = transformer_config_of(c, 30);
-  CHECK(t.pos_encoding == PosEncoding::rope);
-  CHECK(t.norm == NormPlacement::post);
-  CHECK(t.activation == Activation::relu);
-  CHECK(t.init == InitScheme::xavier);
-  CHECK(t.attention == AttentionKernel::tiled);
-  CHECK((t.window == 3 && t.n_kv_head == 2 && t.src_vocab_size == 30 && t.d_model == c.model.n_embd));
+  check_options(t);
+  CHECK((t.src_vocab_size == 30 && t.tgt_vocab_size == 30 && t.d_model == c.model.n_embd));
   // The config's defaults are the GPT's own.
   const GPTConfig from_defaults = gpt_config_of(Config{}, 30), plain;
   CHECK(from_defaults.pos_encoding == plain.pos_encoding);
