@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
     else if (a == "--only" && i + 1 < argc) only = argv[++i];  // one lesson, by name or number
     else root = a;
   }
+  if (!only.empty() && !find_lesson(only)) {
+    std::cerr << "error: --only " << only << ": no such lesson (a name such as \"encoder\", or a number such as 9)\n";
+    return 2;
+  }
   int stale = 0;
   try {
     for (const Lesson& l : all_lessons()) {
