@@ -34,7 +34,7 @@ struct BlockConfig {
   bool bias = true;     // biases in Linear and LayerNorm (nanoGPT's `bias`)
   double dropout = 0.0;
   Activation activation = Activation::gelu;
-  NormPlacement norm = NormPlacement::pre;
+  NormPlacement norm = NormPlacement::pre;  // pre: x + f(LN(x)); post: LN(x + f(x))
   double ln_eps = 1e-5;
   PosEncoding pos = PosEncoding::none;  // rope / alibi are applied inside self-attention
   double rope_base = 10000.0;
