@@ -209,6 +209,13 @@ void matmuls(Registry& r) {
       if (with_bias) in.push_back({{5}});
       r.add("matmul", "linear x " + shape_str(xs) + (with_bias ? " with bias" : " without bias"), in,
             [with_bias](const Inputs& x) { return linear(x[0], x[1], with_bias ? x[2] : Tensor()); });
+      for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh})
+        r.add("matmul",
+              std::string("linear_gelu ") + (approx == GeluApprox::tanh ? "tanh" : "erf") + " x " + shape_str(xs) +
+                  (with_bias ? " with bias" : " without bias"),
+              in, [with_bias, approx](const Inputs& x) {
+                return linear_gelu(x[0] * 3.0, x[1], with_bias ? x[2] : Tensor(), approx);
+              });
     }
 }
 

@@ -78,6 +78,9 @@ struct Transposed {
 Tensor matmul(const Tensor& a, const Tensor& b, Transposed t);
 // y = x W^T + b for x (..., in), W (out, in), b (out) or undefined: one gemm over all rows.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+// gelu(x W^T + b), a FeedForward's first half, as one op: GELU runs on each block of the product
+// while it is in cache. Bit for bit gelu(linear(x, weight, bias), approx), gradients included.
+Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApprox approx = GeluApprox::none);
 
 // ---- neural-network ops, fused for speed and stability (ops_nn.cpp) ----
 // softmax(a)_i = e^(a_i - max) / sum_j e^(a_j - max) along `axis`.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/graph.h"
+#include "autograd/cpu/gelu.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
@@ -166,27 +167,7 @@ Tensor relu(const Tensor& a) {
   });
 }
 
-// GELU, exact: x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, d/dx = Phi(x) + x phi(x).
-// tanh form: 0.5 x (1 + tanh u), u = sqrt(2/pi) (x + 0.044715 x^3).
-// Written once for scalars and xsimd batches (V is float, double or a batch of them).
-template <class V>
-static V gelu_value(V x, bool tanh_form) {
-  using std::erf, std::tanh;
-  if (tanh_form) return V(0.5) * x * (V(1) + tanh(V(0.7978845608028654) * (x + V(0.044715) * x * x * x)));
-  return V(0.5) * x * (V(1) + erf(x * V(0.7071067811865476)));
-}
-template <class V>
-static V gelu_grad(V x, bool tanh_form) {
-  using std::erf, std::exp, std::tanh;
-  if (tanh_form) {
-    V k(0.7978845608028654), x2 = x * x;
-    V t = tanh(k * (x + V(0.044715) * x2 * x));
-    return V(0.5) * (V(1) + t) + V(0.5) * x * (V(1) - t * t) * k * (V(1) + V(3 * 0.044715) * x2);
-  }
-  V cdf = V(0.5) * (V(1) + erf(x * V(0.7071067811865476)));
-  return cdf + x * V(0.3989422804014327) * exp(V(-0.5) * x * x);
-}
-
+// GELU: the row kernels and their formulas are in autograd/cpu/gelu.h.
 Tensor gelu(const Tensor& a, GeluApprox approx) {
   bool tanh_form = approx == GeluApprox::tanh;
   Tensor out = Tensor::empty(a.shape(), a.dtype());
@@ -194,9 +175,8 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
     using T = decltype(tag);
     const T* x = a.data<T>();
     T* y = out.data<T>();
-    parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
-      simd::map(x + i0, y + i0, i1 - i0, [tanh_form](auto v) { return gelu_value(v, tanh_form); });
-    });
+    parallel_blocks(a.numel(),
+                    [&](int64_t i0, int64_t i1) { kernels::gelu_forward(x + i0, y + i0, i1 - i0, tanh_form); });
   });
   out = lowp_round(out);
   return record(out, "gelu", {a}, [a, tanh_form](const Tensor& dout) {
@@ -207,8 +187,7 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
       const T* x = a.data<T>();
       T* d = da.data<T>();
       parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
-        simd::map2(g + i0, x + i0, d + i0, i1 - i0,
-                   [tanh_form](auto gv, auto xv) { return gv * gelu_grad(xv, tanh_form); });
+        kernels::gelu_backward(g + i0, x + i0, d + i0, i1 - i0, tanh_form);
       });
     });
     accumulate_grad(a, lowp_round(std::move(da)));

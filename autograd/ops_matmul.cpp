@@ -5,6 +5,7 @@
 
 #include "autograd/cpu/blas.h"
 #include "autograd/graph.h"
+#include "autograd/cpu/gelu.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
@@ -90,28 +91,76 @@ Tensor matmul(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed
 Tensor matmul_bt(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed{false, true}); }
 Tensor matmul_at(const Tensor& a, const Tensor& b) { return matmul(a, b, Transposed{true, false}); }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  kernels::check_same_dtype(x, weight, "linear");
+// ---- linear, and linear + GELU fused ----
+
+// Checks linear's operands; returns the number of rows R of x seen as (R, in).
+static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& bias, const char* op) {
+  kernels::check_same_dtype(x, weight, op);
   if (weight.dim() != 2 || x.dim() < 1 || x.size(-1) != weight.size(1))
-    throw ShapeError("linear: input " + shape_str(x.shape()) + " does not fit weight " + shape_str(weight.shape()) +
-                     " (expected (..., in) and (out, in))");
-  int64_t in = weight.size(1), out_features = weight.size(0), rows = x.numel() / std::max<int64_t>(in, 1);
-  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != out_features || bias.dtype() != x.dtype()))
-    throw ShapeError("linear: bias " + shape_str(bias.shape()) + " does not fit weight " + shape_str(weight.shape()));
+    throw ShapeError(std::string(op) + ": input " + shape_str(x.shape()) + " does not fit weight " +
+                     shape_str(weight.shape()) + " (expected (..., in) and (out, in))");
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0) || bias.dtype() != x.dtype()))
+    throw ShapeError(std::string(op) + ": bias " + shape_str(bias.shape()) + " does not fit weight " +
+                     shape_str(weight.shape()));
+  return x.numel() / std::max<int64_t>(weight.size(1), 1);
+}
+
+// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block: each block's rows of y are
+// set to b and the block's product added (beta 1), then `after(m0, m1, n0, n1)` runs on the block
+// while it is still in cache. One hand-off to the thread pool for all of it.
+template <class T, class After>
+static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
+                           After after) {
+  blas::for_each_gemm_block(rows, out, in, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    if (b)
+      for (int64_t r = m0; r < m1; ++r) std::copy(b + n0, b + n1, y + r * out + n0);
+    blas::gemm(false, true, m1 - m0, n1 - n0, in, T(1), x + m0 * in, in, w + n0 * in, in, b ? T(1) : T(0),
+               y + m0 * out + n0, out);
+    after(m0, m1, n0, n1);
+  });
+}
+
+// Backward of y = x W^T + b given dy (R, out), with xl, wl the (rounded) copies the forward
+// multiplied: dx = dy W, dW += dy^T x, db += the sum of dy over rows (in row order).
+template <class T>
+static void linear_backward(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& xl,
+                            const Tensor& wl, const T* dy, int64_t rows, int64_t in, int64_t out_features) {
+  if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
+    Tensor dx = Tensor::empty(x.shape(), x.dtype());
+    gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
+    accumulate_grad(x, lowp_round(std::move(dx)));
+  }
+  if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
+    Tensor dw = leaf_grad(weight);
+    bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
+    if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
+    gemm(true, false, out_features, in, rows, dy, xl.data<T>(), dw.data<T>(), direct ? 1 : 0);
+    if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
+  }
+  if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
+    Tensor db = leaf_grad(bias);
+    bool direct = db.defined();
+    if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
+    T* d = db.data<T>();
+    parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
+    });
+    if (!direct) accumulate_grad(bias, std::move(db));
+  }
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const int64_t rows = linear_rows(x, weight, bias, "linear");
+  const int64_t in = weight.size(1), out_features = weight.size(0);
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
   Tensor out = Tensor::empty(out_shape, x.dtype());
   Tensor xl = lowp_copy(x), wl = lowp_copy(weight);
   dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* y = out.data<T>();
-    if (bias.defined()) {  // y = b, then y += x W^T
-      const T* b = bias.data<T>();
-      parallel_for(rows, 64, [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) std::copy(b, b + out_features, y + r * out_features);
-      });
-    }
-    gemm(false, true, rows, out_features, in, xl.data<T>(), wl.data<T>(), y, bias.defined() ? 1 : 0);
+    linear_forward<T>(xl.data<T>(), wl.data<T>(), bias.defined() ? bias.data<T>() : nullptr, out.data<T>(), rows, in,
+                      out_features, [](int64_t, int64_t, int64_t, int64_t) {});
   });
   out = lowp_round(out);
   // Backward multiplies by the same rounded copies (autocast saves its casts for backward too).
@@ -120,30 +169,53 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                   Tensor g = lowp_copy(dout);
                   dispatch(x.dtype(), [&](auto tag) {
                     using T = decltype(tag);
-                    const T* dy = g.data<T>();
-                    if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
-                      Tensor dx = Tensor::empty(x.shape(), x.dtype());
-                      gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
-                      accumulate_grad(x, lowp_round(std::move(dx)));
-                    }
-                    if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
-                      Tensor dw = leaf_grad(weight);
-                      bool direct = dw.defined() && autocast_precision() == Precision::fp32;  // add into .grad
-                      if (!direct) dw = Tensor::empty(weight.shape(), weight.dtype());
-                      gemm(true, false, out_features, in, rows, dy, xl.data<T>(), dw.data<T>(), direct ? 1 : 0);
-                      if (!direct) accumulate_grad(weight, lowp_round(std::move(dw)));
-                    }
-                    if (bias.defined() && bias.requires_grad()) {  // db = sum of dy over rows
-                      Tensor db = leaf_grad(bias);
-                      bool direct = db.defined();
-                      if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
-                      T* d = db.data<T>();
-                      parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
-                        for (int64_t r = 0; r < rows; ++r)
-                          for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
+                    linear_backward<T>(x, weight, bias, xl, wl, g.data<T>(), rows, in, out_features);
+                  });
+                });
+}
+
+// gelu(x W^T + b). GELU runs on each block of the product right after it (row blocks: the block
+// is a contiguous range of y starting at a multiple of 16 elements, so every value takes the same
+// SIMD path as in gelu() and the result is bit for bit gelu(linear(x, W, b))). Backward: dpre =
+// dy * gelu'(pre) as gelu's backward computes it, then linear's backward on dpre. Under fp16/bf16
+// autocast it is that composition itself (which rounds between the two).
+Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApprox approx) {
+  const int64_t rows = linear_rows(x, weight, bias, "linear_gelu");
+  if (autocast_precision() != Precision::fp32) return gelu(linear(x, weight, bias), approx);
+  const int64_t in = weight.size(1), out_features = weight.size(0);
+  const bool tanh_form = approx == GeluApprox::tanh;
+  Shape out_shape = x.shape();
+  out_shape.back() = out_features;
+  Tensor pre = Tensor::empty(out_shape, x.dtype());  // x W^T + b, kept for backward
+  Tensor out = Tensor::empty(out_shape, x.dtype());
+  dispatch(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = pre.data<T>();
+    T* y = out.data<T>();
+    bool column_blocks = false;
+    linear_forward<T>(x.data<T>(), weight.data<T>(), bias.defined() ? bias.data<T>() : nullptr, pre.data<T>(), rows, in,
+                      out_features, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+                        if (n0 != 0 || n1 != out_features) column_blocks = true;  // GELU after the product
+                        else
+                          kernels::gelu_forward(p + m0 * out_features, y + m0 * out_features, (m1 - m0) * out_features,
+                                                tanh_form);
                       });
-                      if (!direct) accumulate_grad(bias, std::move(db));
-                    }
+    if (column_blocks)
+      parallel_blocks(pre.numel(),
+                      [&](int64_t i0, int64_t i1) { kernels::gelu_forward(p + i0, y + i0, i1 - i0, tanh_form); });
+  });
+  return record(out, "linear_gelu", {x, weight, bias},
+                [x, weight, bias, pre, rows, in, out_features, tanh_form](const Tensor& dout) {
+                  Tensor dpre = Tensor::empty(pre.shape(), pre.dtype());
+                  dispatch(x.dtype(), [&](auto tag) {
+                    using T = decltype(tag);
+                    const T* g = dout.data<T>();
+                    const T* p = pre.data<T>();
+                    T* d = dpre.data<T>();
+                    parallel_blocks(pre.numel(), [&](int64_t i0, int64_t i1) {
+                      kernels::gelu_backward(g + i0, p + i0, d + i0, i1 - i0, tanh_form);
+                    });
+                    linear_backward<T>(x, weight, bias, x, weight, d, rows, in, out_features);
                   });
                 });
 }

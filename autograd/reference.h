@@ -121,6 +121,32 @@ xt::xarray<T> gelu_grad(const xt::xarray<T>& x, bool tanh_form = false) {
   return cdf + x * xt::exp(T(-0.5) * x * x) / static_cast<T>(std::sqrt(2.0 * M_PI));
 }
 
+// ---- linear + GELU ----
+
+// y = gelu(x W^T + b) for x (N, in), W (out, in), b (out). Backward, given dy (N, out), with
+// dpre = dy * gelu'(x W^T + b):  dx = dpre W,  dW = dpre^T x,  db = the sum of dpre over rows.
+template <class T>
+struct LinearGelu {
+  Rows<T> y, dx, dw;
+  xt::xtensor<T, 1> db;
+};
+template <class T>
+LinearGelu<T> linear_gelu(const Rows<T>& x, const Rows<T>& w, const xt::xtensor<T, 1>& b, const Rows<T>& dy,
+                          bool tanh_form) {
+  const Rows<T> wt = xt::transpose(w);  // (in, out)
+  const Rows<T> product = xt::linalg::dot(x, wt);
+  const Rows<T> pre = product + b;  // (N, out)
+  const Rows<T> grad = gelu_grad(xt::xarray<T>(pre), tanh_form);
+  const Rows<T> dpre = dy * grad;
+  const Rows<T> dpre_t = xt::transpose(dpre);  // (out, N)
+  LinearGelu<T> r;
+  r.y = gelu(xt::xarray<T>(pre), tanh_form);
+  r.dx = xt::linalg::dot(dpre, w);
+  r.dw = xt::linalg::dot(dpre_t, x);
+  r.db = xt::sum(dpre, {0}, xt::evaluation_strategy::immediate);
+  return r;
+}
+
 // ---- attention ----
 
 // One (batch, head) slice: q (T, D), k and v (S, D) -> softmax(q k^T * scale + mask) v, (T, D).

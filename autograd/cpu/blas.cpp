@@ -46,38 +46,44 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const
 // never on the thread count. OpenBLAS may round an element differently depending on the size of
 // the call it sits in, so a split that followed the thread count would make the last bits of a
 // training run depend on SF_NUM_THREADS; with fixed blocks one thread runs the same calls as two.
-static int64_t block_size(int64_t extent) {
-  constexpr int64_t kMaxBlocks = 8, kMinBlock = 64, kAlign = 16;
+//
+// Up to 8 blocks of at least 64 (each block call packs the other operand again, so blocks stay
+// large), 2 blocks of 32 when the extent is under 128 (a 64 x 64 weight gradient would otherwise
+// run on one thread), and an even count, so two threads get the same share (3 blocks on 2 threads
+// leave one idle a third of the time).
+static GemmBlocks plan(bool by_rows, int64_t extent) {
+  constexpr int64_t kMaxBlocks = 8, kMinBlock = 64, kSmallBlock = 32, kAlign = 16;
   int64_t blocks = std::clamp<int64_t>(extent / kMinBlock, 1, kMaxBlocks);
-  int64_t size = (extent + blocks - 1) / blocks;
-  return (size + kAlign - 1) / kAlign * kAlign;
+  if (blocks == 1) blocks = std::clamp<int64_t>(extent / kSmallBlock, 1, 2);
+  for (;; --blocks) {  // sizes rounded up to a multiple of 16 may leave fewer blocks: keep the count even
+    const int64_t size = ((extent + blocks - 1) / blocks + kAlign - 1) / kAlign * kAlign;
+    const int64_t count = (extent + size - 1) / size;
+    if (count % 2 == 0 || count == 1) return {by_rows, size, count};
+  }
+}
+
+GemmBlocks gemm_blocks(int64_t M, int64_t N, int64_t K) {
+  constexpr double kMinFlops = 1 << 20;  // below this a split costs more than it saves
+  if (2.0 * double(M) * double(N) * double(K) < kMinFlops) return {true, std::max<int64_t>(M, 1), 1};
+  const GemmBlocks rows = plan(true, M), cols = plan(false, N);
+  // More blocks first; then the cut that pads its last block less (65 rows cut as 48 + 17 lose
+  // to 64 columns cut as 32 + 32); then rows when there are at least as many rows.
+  if (rows.count != cols.count) return rows.count > cols.count ? rows : cols;
+  const int64_t pad_rows = rows.count * rows.size - M, pad_cols = cols.count * cols.size - N;
+  if (pad_rows != pad_cols) return pad_rows < pad_cols ? rows : cols;
+  return M >= N ? rows : cols;
 }
 
 template <class T>
 void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
                    int64_t ldb, T beta, T* C, int64_t ldc) {
-  constexpr double kMinFlops = 1 << 20;  // below this a split costs more than it saves
-  if (2.0 * double(M) * double(N) * double(K) < kMinFlops) {
-    gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-    return;
-  }
-  if (M >= N) {  // row blocks: rows m of op(A) start at A + m*lda (or column m when transposed)
-    const int64_t rows = block_size(M);
-    parallel_for((M + rows - 1) / rows, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t m0 = b0 * rows; m0 < std::min(M, b1 * rows); m0 += rows) {
-        const T* a = ta ? A + m0 : A + m0 * lda;
-        gemm(ta, tb, std::min(rows, M - m0), N, K, alpha, a, lda, B, ldb, beta, C + m0 * ldc, ldc);
-      }
-    });
-  } else {  // column blocks: columns n of op(B) start at B + n (or row n when transposed)
-    const int64_t cols = block_size(N);
-    parallel_for((N + cols - 1) / cols, 1, [&](int64_t b0, int64_t b1) {
-      for (int64_t n0 = b0 * cols; n0 < std::min(N, b1 * cols); n0 += cols) {
-        const T* b = tb ? B + n0 * ldb : B + n0;
-        gemm(ta, tb, M, std::min(cols, N - n0), K, alpha, A, lda, b, ldb, beta, C + n0, ldc);
-      }
-    });
-  }
+  // Rows m of op(A) start at A + m*lda (column m when transposed); columns n of op(B) at B + n
+  // (row n when transposed).
+  for_each_gemm_block(M, N, K, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    const T* a = ta ? A + m0 : A + m0 * lda;
+    const T* b = tb ? B + n0 * ldb : B + n0;
+    gemm(ta, tb, m1 - m0, n1 - n0, K, alpha, a, lda, b, ldb, beta, C + m0 * ldc + n0, ldc);
+  });
 }
 
 template void gemm_parallel<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,

@@ -4,8 +4,11 @@
 // is a BLAS flag, never a copy. Leading dimensions are explicit so a kernel can multiply blocks
 // that sit inside a bigger buffer (attention reads each head straight out of the (B, T, 3C) qkv).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
+
+#include "autograd/cpu/threads.h"
 
 namespace sf::blas {
 
@@ -15,9 +18,34 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A, int64_t lda,
           const double* B, int64_t ldb, double beta, double* C, int64_t ldc);
 
-// The same product split over the thread pool (threads.h) into blocks of C's rows, or of its
-// columns when it has few rows; small products (under about a megaflop) run as one call. The
-// blocks depend on the shape only, so the result has the same bits for any number of threads.
+// How gemm_parallel cuts C (M, N): `count` blocks of `size` rows (by_rows) or columns, the last
+// one possibly shorter. Fixed by the shape, never by the thread count (see blas.cpp).
+struct GemmBlocks {
+  bool by_rows;
+  int64_t size, count;
+};
+GemmBlocks gemm_blocks(int64_t M, int64_t N, int64_t K);
+
+// Runs f(m0, m1, n0, n1) for each block [m0, m1) x [n0, n1) of gemm_blocks(M, N, K), the blocks
+// split over the thread pool (one block runs inline). A fused op multiplies its block there and
+// works on it while it is still in cache: linear's bias before the product, GELU after it.
+template <class F>
+void for_each_gemm_block(int64_t M, int64_t N, int64_t K, F&& f) {
+  const GemmBlocks g = gemm_blocks(M, N, K);
+  auto run = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t lo = b * g.size, hi = std::min((b + 1) * g.size, g.by_rows ? M : N);
+      if (g.by_rows) f(lo, hi, int64_t(0), N);
+      else f(int64_t(0), M, lo, hi);
+    }
+  };
+  if (g.count == 1) run(0, 1);
+  else parallel_for(g.count, 1, run);
+}
+
+// The same product split over the thread pool (threads.h) into the blocks of gemm_blocks: C's
+// rows, or its columns when that cuts more evenly; small products (under about a megaflop) run
+// as one call. The result has the same bits for any number of threads.
 template <class T>
 void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
                    int64_t ldb, T beta, T* C, int64_t ldc);

@@ -1,4 +1,4 @@
-// Each fused op (softmax, log_softmax, cross_entropy, layer_norm, gelu) against the same math
+// Each fused op (softmax, log_softmax, cross_entropy, layer_norm, gelu, linear_gelu) against the same math
 // composed from primitives: the value and the gradient of sum(out * W) for random W, in float64,
 // must agree to |fused - composed| <= 1e-12 * max(1, |composed|).
 #include <doctest/doctest.h>
@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "autograd/cpu/threads.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 
@@ -172,4 +173,34 @@ TEST_CASE("fused gelu (erf form) equals x Phi(x) with derivative Phi(x) + x phi(
     CHECK(std::fabs(yv[i] - xv[i] * cdf) <= 1e-12 * std::max(1.0, std::fabs(yv[i])));
     CHECK(std::fabs(gv[i] - (cdf + xv[i] * pdf)) <= 1e-12);
   }
+}
+
+// linear_gelu is the composition with GELU moved into the product's blocks: in float32 (where the
+// SIMD path of each value matters) it must give the very same bits, on one thread and on two.
+TEST_CASE("fused linear_gelu equals gelu(linear(x, W, b)) bit for bit, gradients included, on 1 and 2 threads") {
+  struct Case {
+    int64_t rows, in, out;
+  };
+  // one block; row blocks; column blocks; rows * out not a multiple of the SIMD width
+  for (Case c : {Case{5, 7, 9}, Case{256, 64, 96}, Case{40, 64, 512}, Case{333, 64, 67}})
+    for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh})
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        Generator gen(60);
+        Tensor x0 = Tensor::randn({c.rows, c.in}, gen, 1.5), w0 = Tensor::randn({c.out, c.in}, gen, 0.2);
+        Tensor b0 = Tensor::randn({c.out}, gen, 1.0), dy = Tensor::randn({c.rows, c.out}, gen, 1.0);
+        std::vector<Tensor> fused{x0.clone().requires_grad_(), w0.clone().requires_grad_(),
+                                  b0.clone().requires_grad_()};
+        std::vector<Tensor> composed{x0.clone().requires_grad_(), w0.clone().requires_grad_(),
+                                     b0.clone().requires_grad_()};
+        Tensor ya = linear_gelu(fused[0], fused[1], fused[2], approx);
+        Tensor yb = gelu(linear(composed[0], composed[1], composed[2]), approx);
+        ya.backward(dy);
+        yb.backward(dy);
+        INFO("rows " << c.rows << " in " << c.in << " out " << c.out << " tanh " << (approx == GeluApprox::tanh)
+                     << " threads " << threads);
+        CHECK(ya.to_vector() == yb.to_vector());
+        for (size_t i = 0; i < 3; ++i) CHECK(fused[i].grad().to_vector() == composed[i].grad().to_vector());
+      }
+  set_num_threads(0);
 }

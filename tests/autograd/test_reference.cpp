@@ -7,6 +7,7 @@
 // terms) stays below 2e-6 relative. fp16 / bf16 rounding must agree bit for bit.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -139,6 +140,30 @@ TEST_CASE_TEMPLATE("gelu and its gradient match the reference, exact and tanh fo
     check_close(as_xtensor<T>(y.detach()), ref::gelu(x64, tanh_form), tolerance<T>(), "gelu");
     check_close(as_xtensor<T>(x.grad()), ref::gelu_grad(x64, tanh_form), tolerance<T>(), "gelu'");
   }
+}
+
+TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and column blocks", T, float, double) {
+  // (rows, in, out): one small block; row blocks of the split product; column blocks (few rows)
+  for (auto [rows, in, out] : {std::array<int64_t, 3>{5, 7, 9}, {256, 64, 96}, {40, 64, 512}})
+    for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
+      const bool tanh_form = approx == GeluApprox::tanh;
+      Tensor x = random_tensor<T>({rows, in}, 51).requires_grad_();
+      Tensor w = random_tensor<T>({out, in}, 52, 0.2).requires_grad_();
+      Tensor b = random_tensor<T>({out}, 53).requires_grad_();
+      Tensor dy = random_tensor<T>({rows, out}, 54, 1.0);
+      Tensor y = linear_gelu(x, w, b, approx);
+      y.backward(dy);
+      ref::LinearGelu<double> want = ref::linear_gelu(
+          rows_f64(x), rows_f64(w), xt::xtensor<double, 1>(as_xtensor<double>(b.detach().to(DType::f64))), rows_f64(dy),
+          tanh_form);
+      INFO("rows " << rows << " in " << in << " out " << out << " tanh form " << tanh_form);
+      // float32: sums of up to 256 products of rounded terms
+      const double tol = std::is_same_v<T, double> ? 1e-12 : 2e-5;
+      check_close(as_xtensor<T>(y.detach()), want.y, tol, "y");
+      check_close(as_xtensor<T>(x.grad()), want.dx, tol, "dx");
+      check_close(as_xtensor<T>(w.grad()), want.dw, tol, "dW");
+      check_close(as_xtensor<T>(b.grad()), want.db, tol, "db");
+    }
 }
 
 TEST_CASE_TEMPLATE("attention matches the reference per (batch, head): causal, window, S != T, D on both gemm paths", T,

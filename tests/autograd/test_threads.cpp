@@ -112,6 +112,43 @@ TEST_CASE("gemm split over the pool equals the definition: row blocks, column bl
   check_gemm_split<float>(161, 97, 129, 1e-4);   // float32, ragged block edges
 }
 
+TEST_CASE("gemm blocks: fixed by the shape, an even count, small weight gradients split in two") {
+  // Every element covered once: the blocks tile the split extent exactly.
+  auto check_tiles = [](int64_t M, int64_t N, int64_t K) {
+    const blas::GemmBlocks g = blas::gemm_blocks(M, N, K);
+    const int64_t extent = g.by_rows ? M : N;
+    CHECK(g.size * (g.count - 1) < extent);
+    CHECK(g.size * g.count >= extent);
+    return g;
+  };
+  blas::GemmBlocks g = check_tiles(1024, 192, 64);  // tiny's qkv forward: 8 blocks of 128 rows
+  CHECK((g.by_rows && g.count == 8 && g.size == 128));
+  g = check_tiles(64, 64, 1024);  // a 64 x 64 weight gradient: 2 blocks, not one thread alone
+  CHECK(g.count == 2);
+  g = check_tiles(192, 64, 1024);  // qkv weight gradient: 2 blocks of 96, not 3 of 64
+  CHECK((g.by_rows && g.count == 2 && g.size == 96));
+  g = check_tiles(65, 64, 1024);  // LM head weight gradient: 64 columns as 32 + 32, not 65 rows as 48 + 17
+  CHECK((!g.by_rows && g.count == 2 && g.size == 32));
+  g = check_tiles(64, 256, 1024);  // fc projection weight gradient: column blocks
+  CHECK((!g.by_rows && g.count == 4));
+  g = check_tiles(37, 5, 3);  // under a megaflop: one call
+  CHECK(g.count == 1);
+  g = check_tiles(2048, 1152, 384);  // medium's shapes keep 8 blocks
+  CHECK(g.count == 8);
+  for (int64_t e = 1; e <= 600; e += 7) {
+    g = check_tiles(e, 40, 4096);
+    CHECK((g.count == 1 || g.count % 2 == 0));
+  }
+}
+
+TEST_CASE("gemm split over the pool equals the definition at the small models' weight-gradient shapes") {
+  set_num_threads(2);
+  check_gemm_split<double>(64, 64, 300, 1e-11);  // two row blocks of 32
+  check_gemm_split<double>(65, 64, 300, 1e-11);  // two column blocks of 32
+  check_gemm_split<float>(192, 64, 257, 1e-4);   // two blocks of 96
+  set_num_threads(0);
+}
+
 TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   // Each element of C is one dot product over K whichever block it falls in, so the split must
   // not change a single bit: training stays reproducible whatever SF_NUM_THREADS says.
