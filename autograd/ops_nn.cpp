@@ -192,29 +192,34 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
     ++kept;
   }
   auto lse = std::make_shared<std::vector<double>>(static_cast<size_t>(N));
+  std::vector<double> row_loss(static_cast<size_t>(N), 0.0);  // per row, summed in row order below
   double eps = label_smoothing, total = 0;
   dispatch(logits.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = logits.data<T>();
-    std::vector<T> scratch(static_cast<size_t>(V));
-    for (int64_t i = 0; i < N; ++i) {
-      if (targets[i] == ignore_index) continue;
-      const T* row = x + i * V;
-      T m = simd::row_max(row, V);
-      double l = static_cast<double>(m) + std::log(static_cast<double>(simd::exp_shifted(row, scratch.data(), V, m)));
-      (*lse)[i] = l;
-      double row_sum = 0;
-      if (eps > 0)
-        for (int64_t j = 0; j < V; ++j) row_sum += row[j];
-      total += l - (1 - eps) * row[targets[i]] - eps / static_cast<double>(V) * row_sum;
-    }
+    parallel_for(N, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(V, 1)), [&](int64_t i0, int64_t i1) {
+      std::vector<T> scratch(static_cast<size_t>(V));
+      for (int64_t i = i0; i < i1; ++i) {
+        if (targets[i] == ignore_index) continue;
+        const T* row = x + i * V;
+        T m = simd::row_max(row, V);
+        double l = static_cast<double>(m) + std::log(static_cast<double>(simd::exp_shifted(row, scratch.data(), V, m)));
+        (*lse)[i] = l;
+        double row_sum = 0;
+        if (eps > 0)
+          for (int64_t j = 0; j < V; ++j) row_sum += row[j];
+        row_loss[i] = l - (1 - eps) * row[targets[i]] - eps / static_cast<double>(V) * row_sum;
+      }
+    });
   });
+  for (int64_t i = 0; i < N; ++i)
+    if (targets[i] != ignore_index) total += row_loss[i];
   // If every target is ignored the mean is over nothing: we return 0 (PyTorch returns NaN).
   double loss = kept ? total / static_cast<double>(kept) : 0.0;
   Tensor out = Tensor::scalar(loss, logits.dtype());
   return record(out, "cross_entropy", {logits}, [logits, targets, lse, kept, eps, ignore_index](const Tensor& dout) {
-    Tensor dx = Tensor::zeros(logits.shape(), logits.dtype());
-    if (kept == 0) return accumulate_grad(logits, std::move(dx));
+    if (kept == 0) return accumulate_grad(logits, Tensor::zeros(logits.shape(), logits.dtype()));
+    Tensor dx = Tensor::empty(logits.shape(), logits.dtype());  // every row written below
     int64_t V = logits.size(-1), N = targets.numel();
     dispatch(logits.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -222,16 +227,21 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
       T* d = dx.data<T>();
       double scale = static_cast<double>(dout.data<T>()[0]) / static_cast<double>(kept);
       double smooth = eps / static_cast<double>(V);
-      for (int64_t i = 0; i < N; ++i) {
-        if (targets[i] == ignore_index) continue;
-        // d = scale * (e^(x - lse) - eps/V), then -scale (1 - eps) at the target
-        T l = static_cast<T>((*lse)[i]), sc = static_cast<T>(scale), sm = static_cast<T>(smooth);
-        simd::map(x + i * V, d + i * V, V, [l, sc, sm](auto v) {
-          using std::exp;
-          return decltype(v)(sc) * (exp(v - decltype(v)(l)) - decltype(v)(sm));
-        });
-        d[i * V + targets[i]] -= static_cast<T>(scale * (1 - eps));
-      }
+      parallel_for(N, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(V, 1)), [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          if (targets[i] == ignore_index) {
+            std::fill(d + i * V, d + (i + 1) * V, T(0));
+            continue;
+          }
+          // d = scale * (e^(x - lse) - eps/V), then -scale (1 - eps) at the target
+          T l = static_cast<T>((*lse)[i]), sc = static_cast<T>(scale), sm = static_cast<T>(smooth);
+          simd::map(x + i * V, d + i * V, V, [l, sc, sm](auto v) {
+            using std::exp;
+            return decltype(v)(sc) * (exp(v - decltype(v)(l)) - decltype(v)(sm));
+          });
+          d[i * V + targets[i]] -= static_cast<T>(scale * (1 - eps));
+        }
+      });
     });
     accumulate_grad(logits, std::move(dx));
   });

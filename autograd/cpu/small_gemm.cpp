@@ -109,11 +109,15 @@ void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
 // In strips of 8 source rows, so the writes are runs of 8 and the 8 rows read stay in L1.
 template <class T>
 void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 8) {
-    const int64_t r1 = std::min(rows, r0 + 8);
-    for (int64_t c = 0; c < cols; ++c)
-      for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * ld + c];
-  }
+  int64_t r0 = 0;
+  for (; r0 + 8 <= rows; r0 += 8)  // full strips: a fixed trip count the compiler unrolls
+    for (int64_t c = 0; c < cols; ++c) {
+      const T* s = src + r0 * ld + c;
+      T* d = dst + c * rows + r0;
+      for (int64_t r = 0; r < 8; ++r) d[r] = s[r * ld];
+    }
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = r0; r < rows; ++r) dst[c * rows + r] = src[r * ld + c];
 }
 
 #define SF_SMALL_GEMM(T)                                                                                             \
