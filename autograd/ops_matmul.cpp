@@ -142,9 +142,20 @@ static void linear_backward(const Tensor& x, const Tensor& weight, const Tensor&
     bool direct = db.defined();
     if (!direct) db = Tensor::zeros(bias.shape(), bias.dtype());
     T* d = db.data<T>();
-    parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {  // columns split, rows in order
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = j0; j < j1; ++j) d[j] += dy[r * out_features + j];
+    // Columns split over the pool; each column adds its rows in order (the same bits for any
+    // split). A strip of 64 columns stays in registers while the rows go by.
+    parallel_for(out_features, 64, [&](int64_t j0, int64_t j1) {
+      constexpr int64_t kStrip = 64;
+      for (int64_t s0 = j0; s0 < j1; s0 += kStrip) {
+        const int64_t width = std::min(kStrip, j1 - s0);
+        T acc[kStrip];
+        std::copy(d + s0, d + s0 + width, acc);
+        for (int64_t r = 0; r < rows; ++r) {
+          const T* row = dy + r * out_features + s0;
+          for (int64_t j = 0; j < width; ++j) acc[j] += row[j];
+        }
+        std::copy(acc, acc + width, d + s0);
+      }
     });
     if (!direct) accumulate_grad(bias, std::move(db));
   }
