@@ -169,14 +169,29 @@ static void check_input(const Tensor& x, int64_t C, const char* what) {
 Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   if (config_.cross) throw ConfigError("attention: a cross-attention layer needs forward_cross");
   check_input(x, config_.d_model, "x");
-  const int64_t C = config_.d_model, H = config_.n_head, G = n_kv_head(), D = head_size();
   Tensor qkv = c_attn->forward(x);  // (B, T, C + 2 G D)
-  if (!cache && G == H && config_.pos != PosEncoding::rope && !(training() && attn_dropout.p() > 0)) {
-    // The fast path of training and scoring: heads read straight out of qkv, output (B, T, C).
-    AttentionOptions options = attention_options(mask, x.size(0), x.size(1), x.size(1), x.dtype());
-    Tensor y = attention_packed(qkv, H, options, keep_attention_ ? &last_attention_ : nullptr);
-    return resid_dropout.forward(c_proj.forward(y));  // (B, T, C)
-  }
+  Tensor y;                         // (B, T, C)
+  if (reads_heads_in_place(cache)) y = attend_packed(qkv, mask);
+  else y = attend_heads(qkv, mask, cache);
+  return resid_dropout.forward(c_proj.forward(y));  // (B, T, C)
+}
+
+// The packed kernel reads the heads straight out of qkv. It needs what a training or scoring
+// step of a plain model has: no cache, as many K/V heads as queries, no rotation of q and k, and
+// no dropout on the weights (which needs the weights themselves, attend below).
+bool MultiHeadAttention::reads_heads_in_place(const KVCache* cache) const {
+  return !cache && n_kv_head() == config_.n_head && config_.pos != PosEncoding::rope &&
+         !(training() && attn_dropout.p() > 0);
+}
+
+Tensor MultiHeadAttention::attend_packed(const Tensor& qkv, const AttentionMask& mask) {
+  const int64_t B = qkv.size(0), T = qkv.size(1);
+  AttentionOptions options = attention_options(mask, B, T, T, qkv.dtype());
+  return attention_packed(qkv, config_.n_head, options, keep_attention_ ? &last_attention_ : nullptr);  // (B, T, C)
+}
+
+Tensor MultiHeadAttention::attend_heads(const Tensor& qkv, const AttentionMask& mask, KVCache* cache) {
+  const int64_t C = config_.d_model, H = config_.n_head, G = n_kv_head(), D = head_size();
   Tensor q = slice_heads(qkv, 0, H, D);          // (B, H, T, D)
   Tensor k = slice_heads(qkv, C, G, D);          // (B, G, T, D)
   Tensor v = slice_heads(qkv, C + G * D, G, D);  // (B, G, T, D)
@@ -193,8 +208,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const AttentionMask& mask, K
     cache->k = k.detach();
     cache->v = v.detach();
   }
-  Tensor y = attend(q, repeat_heads(k, H / G), repeat_heads(v, H / G), mask);  // (B, H, T, D)
-  return resid_dropout.forward(c_proj.forward(merge_heads(y)));                // (B, T, C)
+  return merge_heads(attend(q, repeat_heads(k, H / G), repeat_heads(v, H / G), mask));  // (B, T, C)
 }
 
 Tensor MultiHeadAttention::forward_cross(const Tensor& x, const Tensor& memory, const Tensor& memory_padding,

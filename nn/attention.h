@@ -81,6 +81,13 @@ class MultiHeadAttention : public Module {
   Dropout attn_dropout, resid_dropout;
 
  private:
+  // Self-attention takes one of three paths, chosen by reads_heads_in_place: the packed kernel
+  // over qkv (attend_packed), or heads sliced out of qkv, rotated and cached as asked
+  // (attend_heads), which then run the fused kernel or, with dropout on the weights, the composed
+  // softmax(Q K^T) V (attend).
+  bool reads_heads_in_place(const KVCache* cache) const;
+  Tensor attend_packed(const Tensor& qkv, const AttentionMask& mask);                 // (B, T, C)
+  Tensor attend_heads(const Tensor& qkv, const AttentionMask& mask, KVCache* cache);  // (B, T, C)
   Tensor attend(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask);
   // The fused kernel's options for this layer: masks (key padding checked against (B, S)), ALiBi bias.
   AttentionOptions attention_options(const AttentionMask& mask, int64_t B, int64_t T, int64_t S, DType dtype) const;
