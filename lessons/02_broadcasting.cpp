@@ -7,7 +7,7 @@
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 namespace sf::lessons {
 

@@ -6,7 +6,7 @@
 #include "autograd/attention.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 
 namespace sf::lessons {

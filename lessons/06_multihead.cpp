@@ -7,7 +7,7 @@
 #include "autograd/attention.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 #include "nn/attention.h"
 #include "nn/module.h"

@@ -7,7 +7,7 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "nn/blocks.h"
 #include "nn/init.h"
 

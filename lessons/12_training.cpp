@@ -6,7 +6,7 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"

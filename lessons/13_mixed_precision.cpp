@@ -8,7 +8,7 @@
 #include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
 

@@ -19,7 +19,7 @@
 #include "experiments/progress.h"
 #include "nn/sampling.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 #include "lessons/14_stage_model.h"
 #include "nn/gpt.h"

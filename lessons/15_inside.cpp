@@ -21,7 +21,7 @@
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 
 namespace fs = std::filesystem;

@@ -13,7 +13,7 @@
 #include "experiments/progress.h"
 #include "lessons/17_errata.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "nn/attention.h"
 #include "nn/blocks.h"
 #include "nn/gpt.h"

@@ -16,7 +16,7 @@
 #include "data/tiny_shakespeare.h"
 #include "lessons/17_errata.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "nn/gpt.h"
 
 namespace sf::lessons {

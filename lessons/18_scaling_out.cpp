@@ -17,7 +17,7 @@
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 namespace sf::lessons {
 

@@ -13,7 +13,7 @@
 #include "autograd/ops.h"
 #include "lessons/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 
 namespace sf::lessons {

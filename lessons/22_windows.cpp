@@ -14,7 +14,7 @@
 #include "autograd/attention.h"
 #include "lessons/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 
 namespace sf::lessons {

@@ -11,7 +11,7 @@
 
 #include "autograd/errors.h"
 
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 namespace sf::lessons {
 

@@ -2,7 +2,7 @@
 //
 // A lesson is a function `run_lesson_<name>(std::ostream& out)` that takes one module apart with
 // the framework's public API and prints what happens inside, step by step. It also returns the
-// key numbers it printed (a small struct declared in lessons.h) so tests/lessons/ can assert them.
+// key numbers it printed (a small struct declared in lesson_functions.h) so tests/lessons/ can assert them.
 // Each lesson's text is the markdown file beside its .cpp; docs.h keeps the two in step.
 #pragma once
 #include <functional>

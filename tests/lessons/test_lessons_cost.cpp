@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 using namespace sf::lessons;
 

@@ -7,7 +7,7 @@
 
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 using namespace sf::lessons;
 

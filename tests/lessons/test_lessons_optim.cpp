@@ -4,7 +4,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 using namespace sf::lessons;
 

@@ -8,7 +8,7 @@
 #include "experiments/config.h"
 #include "experiments/task.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 #include "nn/gpt.h"  // make_gpt
 
 using namespace sf;

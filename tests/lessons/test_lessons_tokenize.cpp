@@ -11,7 +11,7 @@
 #include "data/fortune_poems.h"
 #include "data/utf8.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 using namespace sf::lessons;
 

@@ -11,7 +11,7 @@
 
 #include "lessons/14_stage_model.h"
 #include "lessons/lesson.h"
-#include "lessons/lessons.h"
+#include "lessons/lesson_functions.h"
 
 using namespace sf::lessons;
 

@@ -1,4 +1,4 @@
-// lessons.h: one function per lesson. Each prints the lesson to `out` and returns the key
+// lesson_functions.h: one function per lesson. Each prints the lesson to `out` and returns the key
 // numbers it printed, so the tests can assert them. The text of lesson N is lessons/NN_name.md.
 #pragma once
 #include <cstdint>
