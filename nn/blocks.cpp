@@ -3,6 +3,9 @@
 // Legend: B batch, T time, S memory length, C channels, H heads, D head size.
 #include "nn/blocks.h"
 
+#include <cmath>
+#include <string>
+
 #include "autograd/errors.h"
 #include "nn/names.h"
 
@@ -120,6 +123,33 @@ Tensor DecoderBlock::forward(const Tensor& x, const Tensor& memory, const Tensor
   Tensor h = ln_1.forward(x + attn.forward(x, m, self_cache));                             // (B, T, C)
   h = ln_2.forward(h + cross_attn.forward_cross(h, memory, memory_padding, cross_cache));  // (B, T, C)
   return ln_3.forward(h + mlp.forward(h));                                                 // (B, T, C)
+}
+
+// ---- InputEmbedding ----
+InputEmbedding::InputEmbedding(PosEncoding pos, int64_t max_len, int64_t C, bool scale, Names names)
+    : pos_(pos), max_len_(max_len), C_(C), scale_(scale), names_(names) {}
+
+Tensor InputEmbedding::operator()(const Embedding& tokens, const Embedding* positions, const IntTensor& ids,
+                                  int64_t offset) {
+  if (ids.shape.size() != 2)
+    throw ShapeError(std::string(names_.model) + ": " + names_.ids + " must be (B, T), got " +
+                     shape_str(Shape(ids.shape.begin(), ids.shape.end())));
+  const int64_t T = ids.shape[1];
+  if (offset + T > max_len_)
+    throw ShapeError(std::string(names_.model) + ": sequence of length " + std::to_string(offset + T) + " exceeds " +
+                     names_.limit + " " + std::to_string(max_len_));
+  Tensor x = tokens.forward(ids);                          // (B, T, C)
+  if (scale_) x = x * std::sqrt(static_cast<double>(C_));  // (B, T, C)
+  if (pos_ == PosEncoding::learned) {
+    IntTensor at({T}, std::vector<int32_t>(static_cast<size_t>(T)));
+    for (int64_t t = 0; t < T; ++t) at[t] = static_cast<int32_t>(offset + t);
+    x = x + positions->forward(at);  // (B, T, C) + (T, C)
+  } else if (pos_ == PosEncoding::sinusoidal) {
+    if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
+      sinusoid_ = sinusoidal_table(max_len_, C_, 0, x.dtype());  // (max_len, C)
+    x = x + slice(sinusoid_, 0, offset, offset + T);             // (B, T, C) + (T, C)
+  }
+  return x;
 }
 
 }  // namespace sf

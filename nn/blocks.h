@@ -117,4 +117,29 @@ class DecoderBlock : public Module {
   int64_t window_;
 };
 
+// What GPT and Transformer feed their first block, written once for both: the token vectors
+// (times sqrt(C) when `scale` is on) plus the position signal of positions offset .. offset + T - 1,
+// a learned table or the sinusoidal one (computed once, in the input's dtype). RoPE, ALiBi and
+// none add nothing here (the first two act inside attention). Not a Module: the tables it reads
+// belong to the model, which also applies its dropout to the result.
+class InputEmbedding {
+ public:
+  struct Names {
+    const char* model;  // "GPT": how errors name the model,
+    const char* ids;    // "idx": its argument,
+    const char* limit;  // "block_size": and its length field
+  };
+  InputEmbedding(PosEncoding pos, int64_t max_len, int64_t C, bool scale, Names names);
+  // ids (B, T) -> (B, T, C). `positions` is the learned table (max_len, C); only read for
+  // PosEncoding::learned. Throws ShapeError when ids is not (B, T) or offset + T > max_len.
+  Tensor operator()(const Embedding& tokens, const Embedding* positions, const IntTensor& ids, int64_t offset);
+
+ private:
+  PosEncoding pos_;
+  int64_t max_len_, C_;
+  bool scale_;
+  Names names_;
+  Tensor sinusoid_;  // (max_len, C), for PosEncoding::sinusoidal
+};
+
 }  // namespace sf

@@ -36,7 +36,9 @@ GPT::GPT(const GPTConfig& config)
       config_(validated(config)),
       rng_(config.seed),
       wte(config.vocab_size, config.n_embd),
-      drop(config.dropout, &rng_) {
+      drop(config.dropout, &rng_),
+      input_(config.pos_encoding, config.block_size, config.n_embd, config.scale_embeddings,
+             {"GPT", "idx", "block_size"}) {
   const BlockConfig bc = block_config_of(config, config.n_embd, "n_embd");
   register_module("transformer", transformer);
   transformer.add("wte", wte);
@@ -76,24 +78,7 @@ void GPT::keep_attention(bool on) {
 }
 
 Tensor GPT::embed(const IntTensor& idx, int64_t offset) {
-  if (idx.shape.size() != 2)
-    throw ShapeError("GPT: idx must be (B, T), got " + shape_str(Shape(idx.shape.begin(), idx.shape.end())));
-  const int64_t T = idx.shape[1];
-  if (offset + T > config_.block_size)
-    throw ShapeError("GPT: sequence of length " + std::to_string(offset + T) + " exceeds block_size " +
-                     std::to_string(config_.block_size));
-  Tensor x = wte.forward(idx);                                                           // (B, T, C)
-  if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.n_embd));  // (B, T, C)
-  if (config_.pos_encoding == PosEncoding::learned) {
-    IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
-    for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
-    x = x + wpe->forward(positions);  // (B, T, C) + (T, C)
-  } else if (config_.pos_encoding == PosEncoding::sinusoidal) {
-    if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
-      sinusoid_ = sinusoidal_table(config_.block_size, config_.n_embd, 0, x.dtype());  // (block, C)
-    x = x + slice(sinusoid_, 0, offset, offset + T);                                   // (B, T, C) + (T, C)
-  }
-  return drop.forward(x);  // (B, T, C)
+  return drop.forward(input_(wte, wpe ? &*wpe : nullptr, idx, offset));  // (B, T, C)
 }
 
 Tensor GPT::head(const Tensor& x) {

@@ -109,7 +109,7 @@ class GPT : public Module {
   std::optional<Linear> lm_head;  // (V, C)
 
  private:
-  Tensor sinusoid_;  // (block_size, C) table for "sinusoidal", in the parameters' dtype
+  InputEmbedding input_;  // s * wte[idx] + positions, shared with the Transformer (blocks.h)
 };
 
 }  // namespace sf

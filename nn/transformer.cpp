@@ -32,6 +32,8 @@ Transformer::Transformer(const TransformerConfig& config)
     : Module("Transformer"),
       config_(validated(config)),
       rng_(config.seed),
+      input_(config.pos_encoding, config.max_len, config.d_model, config.scale_embeddings,
+             {"Transformer", "ids", "max_len"}),
       src_embed(config.src_vocab_size, config.d_model),
       tgt_embed(&src_embed),
       drop(config.dropout, &rng_) {
@@ -87,24 +89,7 @@ Tensor Transformer::padding_mask(const IntTensor& ids, int32_t pad_id) {
 
 Tensor Transformer::embed(const Embedding& table, const std::optional<Embedding>& pos_table, const IntTensor& ids,
                           int64_t offset) {
-  if (ids.shape.size() != 2)
-    throw ShapeError("Transformer: ids must be (B, T), got " + shape_str(Shape(ids.shape.begin(), ids.shape.end())));
-  const int64_t T = ids.shape[1];
-  if (offset + T > config_.max_len)
-    throw ShapeError("Transformer: sequence of length " + std::to_string(offset + T) + " exceeds max_len " +
-                     std::to_string(config_.max_len));
-  Tensor x = table.forward(ids);  // (B, T, C)
-  if (config_.scale_embeddings) x = x * std::sqrt(static_cast<double>(config_.d_model));
-  if (config_.pos_encoding == PosEncoding::learned) {
-    IntTensor positions({T}, std::vector<int32_t>(static_cast<size_t>(T)));
-    for (int64_t t = 0; t < T; ++t) positions[t] = static_cast<int32_t>(offset + t);
-    x = x + pos_table->forward(positions);  // (B, T, C) + (T, C)
-  } else if (config_.pos_encoding == PosEncoding::sinusoidal) {
-    if (!sinusoid_.defined() || sinusoid_.dtype() != x.dtype())
-      sinusoid_ = sinusoidal_table(config_.max_len, config_.d_model, 0, x.dtype());  // (max_len, C)
-    x = x + slice(sinusoid_, 0, offset, offset + T);                                 // (B, T, C) + (T, C)
-  }
-  return drop.forward(x);  // (B, T, C)
+  return drop.forward(input_(table, pos_table ? &*pos_table : nullptr, ids, offset));  // (B, T, C)
 }
 
 Tensor Transformer::encode(const IntTensor& src, const Tensor& src_padding) {

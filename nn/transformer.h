@@ -87,7 +87,7 @@ class Transformer : public Module {
                int64_t offset);  // (B, T, C)
   TransformerConfig config_;
   Generator rng_;
-  Tensor sinusoid_;  // (max_len, C)
+  InputEmbedding input_;  // s * embed[ids] + positions, shared with the GPT (blocks.h)
 
  public:
   Embedding src_embed;
