@@ -201,18 +201,21 @@ Tensor gelu(const Tensor& a, GeluApprox approx) {
   });
   out = lowp_round(out);
   return record(out, "gelu", {a}, [a, tanh_form](const Tensor& dout) {
-    Tensor da = Tensor::empty(a.shape(), a.dtype());
-    dispatch(a.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* g = dout.data<T>();
-      const T* x = a.data<T>();
-      T* d = da.data<T>();
-      parallel_blocks(a.numel(), [&](int64_t i0, int64_t i1) {
-        kernels::gelu_backward(g + i0, x + i0, d + i0, i1 - i0, tanh_form);
-      });
-    });
-    accumulate_grad(a, lowp_round(std::move(da)));
+    accumulate_grad(a, lowp_round(kernels::gelu_grad(dout, a, tanh_form)));
   });
+}
+
+Tensor kernels::gelu_grad(const Tensor& dout, const Tensor& a, bool tanh_form) {
+  Tensor da = Tensor::empty(a.shape(), a.dtype());
+  dispatch(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* g = dout.data<T>();
+    const T* x = a.data<T>();
+    T* d = da.data<T>();
+    parallel_blocks(
+        a.numel(), [&](int64_t i0, int64_t i1) { kernels::gelu_backward(g + i0, x + i0, d + i0, i1 - i0, tanh_form); });
+  });
+  return da;
 }
 
 // ---- operators ----

@@ -217,15 +217,10 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
   });
   return record(out, "linear_gelu", {x, weight, bias},
                 [x, weight, bias, pre, rows, in, out_features, tanh_form](const Tensor& dout) {
-                  Tensor dpre = Tensor::empty(pre.shape(), pre.dtype());
+                  Tensor dpre = kernels::gelu_grad(dout, pre, tanh_form);
                   dispatch(x.dtype(), [&](auto tag) {
                     using T = decltype(tag);
-                    const T* g = dout.data<T>();
-                    const T* p = pre.data<T>();
-                    T* d = dpre.data<T>();
-                    parallel_blocks(pre.numel(), [&](int64_t i0, int64_t i1) {
-                      kernels::gelu_backward(g + i0, p + i0, d + i0, i1 - i0, tanh_form);
-                    });
+                    const T* d = dpre.data<T>();
                     linear_backward<T>(x, weight, bias, x, weight, d, rows, in, out_features);
                   });
                 });

@@ -71,6 +71,10 @@ void for_each_row(const Shape& shape, const std::vector<int64_t>& sa, const std:
 // Throws ShapeError unless a and b have the same dtype.
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
 
+// dL/dx of y = GELU(x) from dL/dy (same shape), over the thread pool: the backward of gelu and of
+// linear_gelu's activation.
+Tensor gelu_grad(const Tensor& dout, const Tensor& x, bool tanh_form);
+
 // accumulate_grad (graph.h) with its copy or its add split over the thread pool: t.grad += g, or
 // t.grad = g itself when nobody else holds it, else a copy of g (an add hands its dout to both
 // inputs, which the caller's graph still holds). The same bits as accumulate_grad, which works on
