@@ -3,8 +3,12 @@
 #include <cmath>
 #include <ostream>
 
+#include <xtensor/xmath.hpp>
+#include <xtensor/xtensor.hpp>
+
 #include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/xtensor.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
@@ -73,11 +77,12 @@ AttentionResult run_lesson_attention(std::ostream& out) {
       << fmt_vec(r.output, 4) << "\n";
   out << tr(out, "  the same to 3 digits:                    ", "  保留 3 位小数：                 ")
       << fmt_vec(r.output, 3) << "\n";
-  const std::vector<double> w3 = {0.275, 0.344, 0.381};  // the weights rounded to 3 digits
-  r.output_rounded_weights.assign(4, 0.0);
-  for (int64_t i = 0; i < 4; ++i)
-    for (int64_t s = 0; s < 3; ++s)
-      r.output_rounded_weights[static_cast<size_t>(i)] += w3[static_cast<size_t>(s)] * V.at({s, i});
+  // The same sum by hand, as the formula sum_s w_s V[s, :] in xtensor over V's own numbers.
+  // [excerpt: by_hand_sum]
+  const xt::xtensor<double, 2> w3 = {{0.275}, {0.344}, {0.381}};  // (S, 1): the weights rounded to 3 digits
+  const xt::xtensor<double, 1> by_hand = xt::sum(w3 * as_xtensor<double>(V), {0});  // (S, 1) * (S, d_v) -> (d_v)
+  // [/excerpt]
+  r.output_rounded_weights.assign(by_hand.begin(), by_hand.end());
   out << tr(out, "  by hand, weights rounded to 0.275, 0.344, 0.381:\n", "  手算，权重舍入为 0.275, 0.344, 0.381：\n");
   for (int64_t i = 0; i < 4; ++i)
     out << "    "

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <ostream>
 
+#include <xtensor/xmath.hpp>
+#include <xtensor/xtensor.hpp>
+
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
@@ -148,30 +151,28 @@ TrainingResult run_lesson_training(std::ostream& out) {
   heading(out, 3, "One AdamW step by hand against the optimizer", "手算一步 AdamW，与优化器对照");
   // [excerpt: adamw_hand]
   const double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01;
-  std::vector<double> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
-  std::vector<double> by_hand(4);
-  for (size_t i = 0; i < 4; ++i) {
-    double p = p0[i] * (1 - lr * wd);                   // decoupled weight decay
-    double m = (1 - b1) * g[i];                         // m_1 = beta1 m_0 + (1 - beta1) g, m_0 = 0
-    double v = (1 - b2) * g[i] * g[i];                  // v_1 = beta2 v_0 + (1 - beta2) g^2
-    double m_hat = m / (1 - b1), v_hat = v / (1 - b2);  // bias correction at t = 1
-    by_hand[i] = p - lr * m_hat / (std::sqrt(v_hat) + eps);
-  }
+  const xt::xtensor<double, 1> p0 = {1.0, -2.0, 0.5, 3.0}, g = {0.2, -0.1, 0.0, 4.0};
+  xt::xtensor<double, 1> p = p0 * (1 - lr * wd);                      // decoupled weight decay
+  xt::xtensor<double, 1> m = (1 - b1) * g;                            // m_1 = beta1 m_0 + (1 - beta1) g, m_0 = 0
+  xt::xtensor<double, 1> v = (1 - b2) * g * g;                        // v_1 = beta2 v_0 + (1 - beta2) g^2
+  xt::xtensor<double, 1> m_hat = m / (1 - b1), v_hat = v / (1 - b2);  // bias correction at t = 1
+  xt::xtensor<double, 1> by_hand = p - lr * m_hat / (xt::sqrt(v_hat) + eps);
   // [/excerpt]
+  const std::vector<double> p0_list(p0.begin(), p0.end()), g_list(g.begin(), g.end());
   // [excerpt: adamw_opt]
-  Tensor w = Tensor::from_vector(p0, {2, 2}).requires_grad_();  // a (2, 2) weight: it decays
-  w.set_grad(Tensor::from_vector(g, {2, 2}));
+  Tensor w = Tensor::from_vector(p0_list, {2, 2}).requires_grad_();  // a (2, 2) weight: it decays
+  w.set_grad(Tensor::from_vector(g_list, {2, 2}));
   AdamOptions o;
   o.lr = lr, o.beta1 = b1, o.beta2 = b2, o.eps = eps, o.weight_decay = wd;
   AdamW one({{"w", w}}, o);
   one.step();
   // [/excerpt]
-  r.adamw_by_hand = by_hand;
+  r.adamw_by_hand.assign(by_hand.begin(), by_hand.end());
   r.adamw_optimizer = w.to_vector();
-  out << "p     = " << fmt_vec(p0, 4) << "\ng     = " << fmt_vec(g, 4) << "\n";
-  out << tr(out, "by hand:       ", "手算：         ") << fmt_vec(by_hand, 6) << "\n";
+  out << "p     = " << fmt_vec(p0_list, 4) << "\ng     = " << fmt_vec(g_list, 4) << "\n";
+  out << tr(out, "by hand:       ", "手算：         ") << fmt_vec(r.adamw_by_hand, 6) << "\n";
   out << "sf::AdamW:     " << fmt_vec(r.adamw_optimizer, 6) << "\n";
-  double diff = max_abs_diff(by_hand, r.adamw_optimizer);
+  double diff = max_abs_diff(r.adamw_by_hand, r.adamw_optimizer);
   out << tr(out, "largest difference: ", "最大差值：")
       << (diff < 1e-6 ? std::string(tr(out, "below 1e-6", "小于 1e-6")) : fmt(diff, 7))
       << tr(out, " (the optimizer works in float32)\n", "（优化器用 float32 计算）\n");
