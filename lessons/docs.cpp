@@ -339,48 +339,46 @@ std::vector<std::string> check_lesson_texts(const std::string& root, const Lesso
   return problems;
 }
 
-std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
-                                           std::vector<std::string>& problems) {
+// Rewrites both texts of a lesson: the excerpt blocks from the code, the output blocks from
+// outputs_of(lang, text). Returns the paths it changed.
+template <class OutputsOf>
+static std::vector<std::string> sync_texts(const std::string& root, const Lesson& lesson,
+                                           std::vector<std::string>& problems, OutputsOf outputs_of) {
   std::vector<std::string> changed;
   auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
   for (Lang lang : {Lang::en, Lang::zh}) {
     std::string path = text_path(root, lesson, lang);
     std::optional<std::string> text = read_lesson_text(path, problems);
     if (!text) continue;
-    const std::string& md = *text;
     std::vector<std::string> found;
-    std::ostringstream printed;
-    set_language(printed, lang);
-    if (lang == Lang::en) set_image_dir(printed, root + "/lessons/images");  // the pictures, once
-    lesson.run(printed);
-    std::string synced = sync_markdown(md, excerpts, output_sections(printed.str()), found);
-    for (const auto& p : found) problems.push_back(path + ": " + p);
-    if (synced == md) continue;
-    write_text_file(path, synced);
-    changed.push_back(path);
-  }
-  return changed;
-}
-
-std::vector<std::string> sync_lesson_excerpts(const std::string& root, const Lesson& lesson,
-                                              std::vector<std::string>& problems) {
-  std::vector<std::string> changed;
-  auto excerpts = extract_excerpts(read_text_file(root + "/lessons/" + lesson.file + ".cpp"));
-  for (Lang lang : {Lang::en, Lang::zh}) {
-    std::string path = text_path(root, lesson, lang);
-    std::optional<std::string> text = read_lesson_text(path, problems);
-    if (!text) continue;
-    std::map<std::string, std::string> outputs;  // each output block stays as it is
-    for (const DocBlock& b : tagged_blocks(*text))
-      if (b.kind == "output") outputs[b.key] = b.text;
-    std::vector<std::string> found;
-    std::string synced = sync_markdown(*text, excerpts, outputs, found);
+    std::string synced = sync_markdown(*text, excerpts, outputs_of(lang, *text), found);
     for (const auto& p : found) problems.push_back(path + ": " + p);
     if (synced == *text) continue;
     write_text_file(path, synced);
     changed.push_back(path);
   }
   return changed;
+}
+
+std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
+                                           std::vector<std::string>& problems) {
+  return sync_texts(root, lesson, problems, [&](Lang lang, const std::string&) {
+    std::ostringstream printed;
+    set_language(printed, lang);
+    if (lang == Lang::en) set_image_dir(printed, root + "/lessons/images");  // the pictures, once
+    lesson.run(printed);
+    return output_sections(printed.str());
+  });
+}
+
+std::vector<std::string> sync_lesson_excerpts(const std::string& root, const Lesson& lesson,
+                                              std::vector<std::string>& problems) {
+  return sync_texts(root, lesson, problems, [](Lang, const std::string& text) {
+    std::map<std::string, std::string> outputs;  // each output block stays as it is
+    for (const DocBlock& b : tagged_blocks(text))
+      if (b.kind == "output") outputs[b.key] = b.text;
+    return outputs;
+  });
 }
 
 }  // namespace sf::lessons
