@@ -11,6 +11,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "autograd/attention.h"
@@ -54,6 +56,24 @@ static Tensor random_tensor(const Shape& shape, uint64_t seed, double stddev = 1
 }
 
 // The float64 copy of a tensor as an (N, C) array: the reference's input.
+// |got - want| <= bound elementwise (a rounding bound computed for each element); reports the
+// first index that fails.
+template <class A, class B, class C>
+static void check_within(const A& got, const B& want, const C& bound, const std::string& what) {
+  INFO(what);
+  REQUIRE(got.size() == want.size());
+  auto g = xt::flatten(got);
+  auto w = xt::flatten(want);
+  auto e = xt::flatten(bound);
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double gi = static_cast<double>(g(i)), wi = static_cast<double>(w(i)), ei = static_cast<double>(e(i));
+    if (!(std::fabs(gi - wi) <= ei)) {
+      FAIL_CHECK("index " << i << ": kernel " << gi << ", reference " << wi << ", bound " << ei);
+      return;
+    }
+  }
+}
+
 static ref::Rows<double> rows_f64(const Tensor& t) {
   Tensor d = t.to(DType::f64).detach();
   int64_t C = t.size(-1);
@@ -157,12 +177,29 @@ TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and c
           rows_f64(x), rows_f64(w), xt::xtensor<double, 1>(as_xtensor<double>(b.detach().to(DType::f64))), rows_f64(dy),
           tanh_form);
       INFO("rows " << rows << " in " << in << " out " << out << " tanh form " << tanh_form);
-      // float32: sums of up to 256 products of rounded terms
-      const double tol = std::is_same_v<T, double> ? 1e-12 : 2e-5;
-      check_close(as_xtensor<T>(y.detach()), want.y, tol, "y");
-      check_close(as_xtensor<T>(x.grad()), want.dx, tol, "dx");
-      check_close(as_xtensor<T>(w.grad()), want.dw, tol, "dW");
-      check_close(as_xtensor<T>(b.grad()), want.db, tol, "db");
+      // Each result is a sum of n products, whose rounding in type T is bounded by
+      // gamma_n = n u / (1 - n u) times the sum of the products' magnitudes (Higham, Accuracy and
+      // Stability, 3.1), in any order of summation, u = eps(T) / 2. The error of pre = x W^T + b
+      // reaches y through |GELU'| <= 1.13 and dpre = dy GELU'(pre) through |GELU''| <= 0.8; then
+      // dx, dW, db sum dpre's products again. Plus 8 u |value| for the rounding of GELU itself, all
+      // times a margin of 2.
+      const double u = std::numeric_limits<T>::epsilon() / 2;
+      auto gamma = [u](int64_t n) { return n * u / (1 - n * u); };
+      const ref::Rows<double> ax = xt::abs(rows_f64(x)), aw = xt::abs(rows_f64(w)), ady = xt::abs(rows_f64(dy));
+      const xt::xtensor<double, 1> ab = xt::abs(as_xtensor<double>(b.detach().to(DType::f64)));
+      const ref::Rows<double> pre_err = gamma(in + 1) * (xt::linalg::dot(ax, xt::transpose(aw)) + ab);  // (N, out)
+      const ref::Rows<double> dpre_abs = ady * 1.13;  // |dpre| <= |dy| |GELU'|
+      const ref::Rows<double> dpre_err = ady * 0.8 * pre_err + 8 * u * dpre_abs;
+      const ref::Rows<double> y_bound = 2 * (1.13 * pre_err + 8 * u * xt::abs(want.y));
+      const ref::Rows<double> dx_bound =
+          2 * (gamma(out) * xt::linalg::dot(dpre_abs, aw) + xt::linalg::dot(dpre_err, aw));
+      const ref::Rows<double> dw_bound = 2 * (gamma(rows) * xt::linalg::dot(xt::transpose(dpre_abs), ax) +
+                                              xt::linalg::dot(xt::transpose(dpre_err), ax));
+      const xt::xtensor<double, 1> db_bound = 2 * (gamma(rows) * xt::sum(dpre_abs, {0}) + xt::sum(dpre_err, {0}));
+      check_within(as_xtensor<T>(y.detach()), want.y, y_bound, "y");
+      check_within(as_xtensor<T>(x.grad()), want.dx, dx_bound, "dx");
+      check_within(as_xtensor<T>(w.grad()), want.dw, dw_bound, "dW");
+      check_within(as_xtensor<T>(b.grad()), want.db, db_bound, "db");
     }
 }
 
