@@ -18,14 +18,13 @@ build() {  # build DIR [cmake options...]
 
 if [[ "${1:-}" == "test" ]]; then
   # valgrind: the memcheck test runs instead of reporting Skipped; chromium: the inspect page's
-  # browser test does; clang-format: the test that the tree is formatted does. The Release build
-  # treats a new compiler warning as an error (SF_WERROR); the sanitizer build does not yet (no
-  # complete build of it with SF_WERROR has been seen).
+  # browser test does; clang-format: the test that the tree is formatted does. Both builds treat
+  # a new compiler warning as an error (SF_WERROR).
   scripts/setup.sh --with-valgrind --with-browser --with-format
   build build -DSF_WERROR=ON
   (cd build && ctest --output-on-failure -j "$jobs")
   # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-  build build-asan -DSF_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  build build-asan -DSF_SANITIZE=ON -DSF_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
   # Then every libFuzzer target on the committed seeds and regressions, briefly (clang build).
   exec scripts/ci_fuzz.sh
