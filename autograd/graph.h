@@ -27,8 +27,10 @@ struct Node {
 // requires grad, attaches a Node so backward() can reach the inputs.
 Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward);
 
-// Adds g into t.grad (allocating zeros the first time); does nothing if t does not require grad.
-// Backward always accumulates: a tensor used twice receives the sum of both contributions.
+// Adds g into t.grad; does nothing if t does not require grad. The first contribution becomes
+// t.grad itself when nobody else holds g, else a copy of it. Backward always accumulates: a tensor
+// used twice receives the sum of both contributions. Long gradients are copied or added over the
+// thread pool (elementwise: the same bits for any thread count).
 void accumulate_grad(const Tensor& t, Tensor g);
 
 // The existing .grad of a leaf that requires grad, or an undefined Tensor. Fused backward

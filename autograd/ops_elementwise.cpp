@@ -18,27 +18,6 @@ void kernels::check_same_dtype(const Tensor& a, const Tensor& b, const char* op)
                      " vs " + dtype_name(b.dtype()) + " " + shape_str(b.shape()));
 }
 
-void kernels::accumulate_grad_parallel(const Tensor& t, Tensor g) {
-  if (!t.defined() || !t.requires_grad()) return;
-  Tensor acc = t.grad();
-  const bool sole_owner = g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1;
-  if (g.shape() != t.shape() || g.dtype() != t.dtype() || (!acc.defined() && sole_owner))
-    return accumulate_grad(t, std::move(g));  // takes g (or throws its ShapeError)
-  Tensor copy = acc.defined() ? Tensor() : Tensor::empty(g.shape(), g.dtype());
-  dispatch(g.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* b = g.data<T>();
-    T* a = acc.defined() ? acc.data<T>() : copy.data<T>();
-    const bool add = acc.defined();
-    parallel_for(g.numel(), kElementGrain, [&](int64_t i0, int64_t i1) {
-      if (add)
-        for (int64_t i = i0; i < i1; ++i) a[i] += b[i];
-      else std::copy(b + i0, b + i1, a + i0);
-    });
-  });
-  if (copy.defined()) accumulate_grad(t, std::move(copy));
-}
-
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   size_t rank = std::max(a.size(), b.size());
   Shape out(rank);
@@ -102,15 +81,15 @@ static Tensor broadcast_binary(const Tensor& a, const Tensor& b, const char* op,
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = broadcast_binary(a, b, "add", [](auto x, auto y) { return x + y; });
   return record(out, "add", {a, b}, [a, b](const Tensor& dout) {
-    kernels::accumulate_grad_parallel(a, sum_to(dout, a.shape()));
-    kernels::accumulate_grad_parallel(b, sum_to(dout, b.shape()));
+    accumulate_grad(a, sum_to(dout, a.shape()));
+    accumulate_grad(b, sum_to(dout, b.shape()));
   });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = broadcast_binary(a, b, "sub", [](auto x, auto y) { return x - y; });
   return record(out, "sub", {a, b}, [a, b](const Tensor& dout) {
-    kernels::accumulate_grad_parallel(a, sum_to(dout, a.shape()));
+    accumulate_grad(a, sum_to(dout, a.shape()));
     if (b.requires_grad()) accumulate_grad(b, sum_to(neg(dout), b.shape()));
   });
 }

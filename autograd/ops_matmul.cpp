@@ -128,7 +128,7 @@ static void linear_backward(const Tensor& x, const Tensor& weight, const Tensor&
   if (x.requires_grad()) {  // dx (R, in) = dy (R, out) @ W (out, in)
     Tensor dx = Tensor::empty(x.shape(), x.dtype());
     gemm(false, false, rows, in, out_features, dy, wl.data<T>(), dx.data<T>(), 0);
-    kernels::accumulate_grad_parallel(x, lowp_round(std::move(dx)));
+    accumulate_grad(x, lowp_round(std::move(dx)));
   }
   if (weight.requires_grad()) {  // dW (out, in) = dy^T (out, R) @ x (R, in)
     Tensor dw = leaf_grad(weight);

@@ -315,7 +315,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         }
       }
     });
-    if (dx.defined()) kernels::accumulate_grad_parallel(x, std::move(dx));
+    if (dx.defined()) accumulate_grad(x, std::move(dx));
     if (dw.defined() && !direct_w) accumulate_grad(weight, std::move(dw));
     if (db.defined() && !direct_b) accumulate_grad(bias, std::move(db));
   });

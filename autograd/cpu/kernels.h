@@ -75,11 +75,4 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
 // linear_gelu's activation.
 Tensor gelu_grad(const Tensor& dout, const Tensor& x, bool tanh_form);
 
-// accumulate_grad (graph.h) with its copy or its add split over the thread pool: t.grad += g, or
-// t.grad = g itself when nobody else holds it, else a copy of g (an add hands its dout to both
-// inputs, which the caller's graph still holds). The same bits as accumulate_grad, which works on
-// the calling thread alone: on a tiny model's residual stream those copies and adds were 6% of
-// the step, serial, with the other core waiting.
-void accumulate_grad_parallel(const Tensor& t, Tensor g);
-
 }  // namespace sf::kernels

@@ -63,28 +63,33 @@ TEST_CASE("layer_norm adds dweight and dbias into existing gradients") {
   check_direct_accumulation({w, b}, [&] { return sum(layer_norm(x, w, b) * proj); });
 }
 
-// accumulate_grad_parallel (autograd/cpu/kernels.h) is accumulate_grad with its copy and add split
-// over the thread pool: the very same bits in every case, and the same error on a wrong shape.
-TEST_CASE("accumulate_grad_parallel equals accumulate_grad: first gradient shared or not, then added") {
-  set_num_threads(2);
+// accumulate_grad splits its copy and its add over the thread pool: one thread and two give the
+// very same bits, which are g1 and then g1 + g2 elementwise; a g nobody else holds is taken as it
+// is, a shared one is copied and left alone; a wrong shape throws.
+TEST_CASE("accumulate_grad: first gradient taken or copied, then added, the same bits on 1 and 2 threads") {
   Generator gen(12);
   const Shape shape{300, 131};  // above the elementwise grain: the pool splits it
   Tensor g1 = Tensor::randn(shape, gen, 1.0), g2 = Tensor::randn(shape, gen, 1.0);
-  Tensor serial = Tensor::zeros(shape).requires_grad_(), parallel = Tensor::zeros(shape).requires_grad_();
-  accumulate_grad(serial, g1.clone());
-  Tensor shared = g1.clone();  // still held here: must be copied, not taken
-  kernels::accumulate_grad_parallel(parallel, shared);
-  CHECK(parallel.grad().to_vector() == serial.grad().to_vector());
-  CHECK(parallel.grad().data<float>() != shared.data<float>());
-  accumulate_grad(serial, g2);
-  kernels::accumulate_grad_parallel(parallel, g2);  // adds into the existing .grad
-  CHECK(parallel.grad().to_vector() == serial.grad().to_vector());
-  CHECK(shared.to_vector() == g1.to_vector());  // the shared gradient was left alone
-  Tensor taken = Tensor::zeros(shape).requires_grad_();
-  Tensor only = g2.clone();
-  const float* where = only.data<float>();
-  kernels::accumulate_grad_parallel(taken, std::move(only));  // nobody else holds it: taken as it is
-  CHECK(taken.grad().data<float>() == where);
-  CHECK_THROWS_AS(kernels::accumulate_grad_parallel(taken, Tensor::zeros({3})), ShapeError);
+  std::vector<float> expected = g1.to_vector();
+  const std::vector<float> second = g2.to_vector();
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] += second[i];
+  for (int threads : {1, 2}) {
+    CAPTURE(threads);
+    set_num_threads(threads);
+    Tensor t = Tensor::zeros(shape).requires_grad_();
+    Tensor shared = g1.clone();  // still held here: must be copied, not taken
+    accumulate_grad(t, shared);
+    CHECK(t.grad().to_vector() == g1.to_vector());
+    CHECK(t.grad().data<float>() != shared.data<float>());
+    accumulate_grad(t, g2);  // adds into the existing .grad
+    CHECK(t.grad().to_vector() == expected);
+    CHECK(shared.to_vector() == g1.to_vector());  // the shared gradient was left alone
+    Tensor taken = Tensor::zeros(shape).requires_grad_();
+    Tensor only = g2.clone();
+    const float* where = only.data<float>();
+    accumulate_grad(taken, std::move(only));  // nobody else holds it: taken as it is
+    CHECK(taken.grad().data<float>() == where);
+    CHECK_THROWS_AS(accumulate_grad(taken, Tensor::zeros({3})), ShapeError);
+  }
   set_num_threads(0);
 }
