@@ -70,9 +70,10 @@ TEST_CASE("accumulate_grad: first gradient taken or copied, then added, the same
   Generator gen(12);
   const Shape shape{300, 131};  // above the elementwise grain: the pool splits it
   Tensor g1 = Tensor::randn(shape, gen, 1.0), g2 = Tensor::randn(shape, gen, 1.0);
-  std::vector<float> expected = g1.to_vector();
-  const std::vector<float> second = g2.to_vector();
-  for (size_t i = 0; i < expected.size(); ++i) expected[i] += second[i];
+  std::vector<double> expected = g1.to_vector();  // float values, added in float below
+  const std::vector<double> second = g2.to_vector();
+  for (size_t i = 0; i < expected.size(); ++i)
+    expected[i] = static_cast<float>(static_cast<float>(expected[i]) + static_cast<float>(second[i]));
   for (int threads : {1, 2}) {
     CAPTURE(threads);
     set_num_threads(threads);
