@@ -8,7 +8,11 @@
 #include "autograd/cpu/small_gemm.h"
 
 #include <algorithm>
+#include <type_traits>
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 #include <xsimd/xsimd.hpp>
 
 namespace sf::kernels {
@@ -106,18 +110,51 @@ void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
     }
 }
 
-// In strips of 8 source rows, so the writes are runs of 8 and the 8 rows read stay in L1.
+// The plain double loop, for the edges of the tiled version below and for double.
+template <class T>
+static void transpose_plain(int64_t r0, int64_t r1, int64_t c0, int64_t c1, int64_t rows, const T* src, int64_t ld,
+                            T* dst) {
+  for (int64_t c = c0; c < c1; ++c)
+    for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * ld + c];
+}
+
+#if defined(__AVX__)
+// 8 x 8 floats in registers: 8 row loads, three rounds of shuffles (pairs of elements, then pairs
+// of pairs, then the 128-bit halves), 8 stores. Attention transposes each head's K and V this way;
+// element by element (8 strided loads per output run) it took 8% of attention's time.
+static inline void transpose8x8(const float* s, int64_t ld, float* d, int64_t ldd) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(s + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // a0 b0 a1 b1 | a4 b4 a5 b5
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // a2 b2 a3 b3 | a6 b6 a7 b7
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));      // a0 b0 c0 d0 | a4 b4 c4 d4
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));  // a1 b1 c1 d1 | ...
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(d + i * ldd, _mm256_permute2f128_ps(u[i], u[i + 4], 0x20));        // column i
+    _mm256_storeu_ps(d + (i + 4) * ldd, _mm256_permute2f128_ps(u[i], u[i + 4], 0x31));  // column i + 4
+  }
+}
+#endif
+
 template <class T>
 void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst) {
-  int64_t r0 = 0;
-  for (; r0 + 8 <= rows; r0 += 8)  // full strips: a fixed trip count the compiler unrolls
-    for (int64_t c = 0; c < cols; ++c) {
-      const T* s = src + r0 * ld + c;
-      T* d = dst + c * rows + r0;
-      for (int64_t r = 0; r < 8; ++r) d[r] = s[r * ld];
-    }
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = r0; r < rows; ++r) dst[c * rows + r] = src[r * ld + c];
+  int64_t r8 = 0, c8 = 0;  // the part done in 8 x 8 tiles
+#if defined(__AVX__)
+  if constexpr (std::is_same_v<T, float>) {
+    r8 = rows / 8 * 8;
+    c8 = cols / 8 * 8;
+    for (int64_t r0 = 0; r0 < r8; r0 += 8)
+      for (int64_t c0 = 0; c0 < c8; c0 += 8) transpose8x8(src + r0 * ld + c0, ld, dst + c0 * rows + r0, rows);
+  }
+#endif
+  transpose_plain<T>(0, r8, c8, cols, rows, src, ld, dst);    // the columns right of the tiles
+  transpose_plain<T>(r8, rows, 0, cols, rows, src, ld, dst);  // the rows below them (all of it without tiles)
 }
 
 #define SF_SMALL_GEMM(T)                                                                                             \

@@ -105,6 +105,25 @@ TEST_CASE("transpose_block reads a strided block and writes its dense transpose"
   CHECK(dst == std::vector<float>{1, 4, 2, 5, 3, 6});
 }
 
+// With AVX, float transposes in 8 x 8 register tiles with plain loops at the edges: every size
+// around the tile edges, inside a wider buffer (rows ld apart), against the plain definition.
+TEST_CASE("transpose_block equals dst[c][r] = src[r][c] at every size around its 8 x 8 tiles") {
+  for (int64_t rows : {1, 7, 8, 9, 16, 23, 128})
+    for (int64_t cols : {1, 5, 8, 15, 16, 32, 33}) {
+      CAPTURE(rows);
+      CAPTURE(cols);
+      const int64_t ld = cols + 3;
+      std::vector<float> src(static_cast<size_t>(rows * ld));
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f - 7.0f;
+      std::vector<float> dst(static_cast<size_t>(rows * cols), -1.0f), expected(dst.size());
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          expected[static_cast<size_t>(c * rows + r)] = src[static_cast<size_t>(r * ld + c)];
+      transpose_block(rows, cols, src.data(), ld, dst.data());
+      CHECK(dst == expected);
+    }
+}
+
 // Attention multiplies heads of D <= 32 with small_gemm and bigger ones with OpenBLAS: both sides
 // of that cut-over, causal over two row blocks of 64 (T = 70), against matmul + masked softmax.
 TEST_CASE("attention on both sides of the small_gemm cut-over equals the composed version") {
