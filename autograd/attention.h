@@ -6,7 +6,7 @@
 //   out    = P V                           (B, H, T, D)
 //
 // One gemm per (batch, head) for Q K^T (K passed transposed as a BLAS flag) and one for P V;
-// causal attention makes them per block of 64 query rows, over only the keys the block sees.
+// causal attention makes them per block of 32 query rows, over only the keys the block sees.
 // P is kept for backward (and can be returned for inspection). Tests check it against the same
 // computation composed from matmul, masked_fill and softmax.
 //

@@ -307,10 +307,10 @@ void attention_ops(Registry& r, AttentionKernel kernel) {
   r.add("attention", tag + "causal, T=3 < S=5", {{q}, {kv5}, {kv5}}, attn(causal));
   r.add("attention", tag + "causal sliding window 2", {{q}, {kv5}, {kv5}}, attn(window));
   r.add("attention", tag + "sliding window 2 without causal", {{q}, {kv5}, {kv5}}, attn(window_only));
-  // T > 64: causal attention works in blocks (stored) or tiles (tiled) of 64 query rows; 66 rows
-  // make two, and S = 68 keys make two key tiles.
-  r.add("attention", tag + "causal, T=66 < S=68 (two row blocks)", {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}},
-        attn(causal));
+  // Causal attention works in blocks of 32 query rows (stored) or tiles of 64 (tiled): 66 rows
+  // make three blocks or two tiles, and S = 68 keys make two key tiles.
+  r.add("attention", tag + "causal, T=66 < S=68 (several row blocks)",
+        {{{1, 1, 66, 2}}, {{1, 1, 68, 2}}, {{1, 1, 68, 2}}}, attn(causal));
   r.add("attention", tag + "key padding", {{q}, {{2, 2, 4, 4}}, {{2, 2, 4, 4}}}, attn(padded));
   r.add("attention", tag + "additive bias (T, S), scale 0.7", {{q}, {kv}, {kv}}, attn(biased));
   r.add("attention", tag + "ALiBi-shaped bias (1, H, T, S), causal", {{q}, {kv}, {kv}}, attn(alibi));
@@ -326,7 +326,7 @@ void attention_ops(Registry& r, AttentionKernel kernel) {
   padded3.key_padding = Tensor::from_vector({0, 1, 0, 0, 0, 1}, {2, 3}, DType::f32);
   r.add("attention", tag + "attention_packed qkv, plain", {{{2, 3, 24}}}, packed(plain));
   r.add("attention", tag + "attention_packed qkv, causal", {{{2, 3, 24}}}, packed(causal));
-  r.add("attention", tag + "attention_packed qkv, causal, T=65 (two row blocks)", {{{1, 65, 6}}}, packed(causal));
+  r.add("attention", tag + "attention_packed qkv, causal, T=65 (three row blocks)", {{{1, 65, 6}}}, packed(causal));
   r.add("attention", tag + "attention_packed qkv, key padding", {{{2, 3, 24}}}, packed(padded3));
   r.add("attention", tag + "attention_packed qkv, additive bias, scale 0.7", {{{2, 3, 24}}}, packed(biased));
   r.add("attention", tag + "attention_packed qkv, causal sliding window 2", {{{2, 3, 24}}}, packed(window));

@@ -77,12 +77,13 @@ TEST_CASE("fused attention equals the composed version: causal, cross lengths, w
   check_against_composed(1, 2, 6, 6, 3, local);
 }
 
-// Causal attention computes blocks of 64 query rows against only the keys they can see, so
-// these lengths sit on both sides of the block boundaries; S > T is a KV-cache-like call.
-TEST_CASE("causal attention in row blocks equals the composed version: T around 64, S >= T") {
+// Causal attention computes blocks of 32 query rows against only the keys they can see (the tiled
+// kernel tiles of 64), so these lengths sit on both sides of the block boundaries; S > T is a
+// KV-cache-like call.
+TEST_CASE("causal attention in row blocks equals the composed version: T around 32 and 64, S >= T") {
   AttentionOptions causal;
   causal.causal = true;
-  for (int64_t T : {1, 63, 64, 65, 130})
+  for (int64_t T : {1, 31, 32, 33, 63, 64, 65, 130})
     for (int64_t S : {T, T + 3}) {
       CAPTURE(T);
       CAPTURE(S);

@@ -125,7 +125,7 @@ TEST_CASE("transpose_block equals dst[c][r] = src[r][c] at every size around its
 }
 
 // Attention multiplies heads of D <= 32 with small_gemm and bigger ones with OpenBLAS: both sides
-// of that cut-over, causal over two row blocks of 64 (T = 70), against matmul + masked softmax.
+// of that cut-over, causal over three row blocks of 32 (T = 70), against matmul + masked softmax.
 TEST_CASE("attention on both sides of the small_gemm cut-over equals the composed version") {
   const int64_t B = 1, H = 2, T = 70;
   std::vector<double> mask(static_cast<size_t>(T * T));
