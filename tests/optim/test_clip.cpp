@@ -2,7 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <vector>
 
+#include "autograd/cpu/threads.h"
 #include "optim/clip.h"
 #include "optim_test_util.h"
 
@@ -77,4 +79,36 @@ TEST_CASE("clip_grad_value matches torch") {
     CHECK(worst_error(params, c["clipped"]) == 0.0);
   }
   CHECK_THROWS_AS(clip_grad_value({}, -1.0), ConfigError);
+}
+
+// A gradient longer than grad_norm's chunk of 2^16 elements goes over the thread pool in chunks
+// fixed by its size: 1 and 2 threads give the same bits, both within double rounding of a plain
+// sum, and clipping scales every element (also over the pool) by the same float coefficient.
+TEST_CASE("grad_norm and clip_grad_norm over several chunks: the same bits on 1 and 2 threads") {
+  Generator gen(3);
+  const int64_t n = 3 * (int64_t(1) << 16) + 1234;
+  Tensor g = Tensor::randn({n}, gen, 1.0);
+  const std::vector<double> values = g.to_vector();
+  double plain = 0;
+  for (double v : values) plain += v * v;
+  std::vector<double> norms, clipped_first, clipped_last;
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Tensor p = Tensor::zeros({n}).requires_grad_();
+    p.set_grad(g.clone());
+    NamedParameters params{{"p", p}};
+    norms.push_back(grad_norm(params));
+    CHECK(clip_grad_norm(params, 1.0) == norms.back());
+    const std::vector<double> clipped = p.grad().to_vector();
+    const float c = 1.0f / (static_cast<float>(norms.back()) + 1e-6f);
+    CHECK(clipped.front() == static_cast<double>(static_cast<float>(values.front()) * c));
+    CHECK(clipped.back() == static_cast<double>(static_cast<float>(values.back()) * c));
+    clipped_first.push_back(clipped[70000]);
+    clipped_last.push_back(clipped[static_cast<size_t>(n - 1)]);
+  }
+  set_num_threads(0);
+  CHECK(norms[0] == norms[1]);
+  CHECK(clipped_first[0] == clipped_first[1]);
+  CHECK(clipped_last[0] == clipped_last[1]);
+  CHECK(norms[0] == doctest::Approx(std::sqrt(plain)).epsilon(1e-12));
 }
