@@ -25,7 +25,10 @@ inline HeadLayout packed_layout(int64_t T, int64_t width, int64_t D) { return {T
 // Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS. Measured on one
 // core (2-core Zen, AVX2): at D = 16, T = 32 the direct kernel runs 40-50 GFLOP/s where OpenBLAS
 // gets 25; at D = 32, T = 128 it is 5-15% ahead; at D = 64, T = 256 OpenBLAS is as fast or faster
-// (Q K^T 50 vs 60, dV 49 vs 58 GFLOP/s), so heads that big stay on OpenBLAS.
+// (Q K^T 50 vs 60, dV 49 vs 58 GFLOP/s), so heads that big stay on OpenBLAS. On a Zen 4 with
+// AVX-512 (bench/README.md, sessions 11 and 12) OpenBLAS is as fast in a hot loop, but neither
+// switch helped a training step: OpenBLAS for D = 32 (small 0.99x), small_gemm for D = 64
+// (medium 1.006x; attention alone lost 5 of 8 turns).
 constexpr int64_t kSmallHeadMaxD = 32;
 inline bool use_small_gemm(int64_t D) { return D <= kSmallHeadMaxD; }
 
