@@ -1,7 +1,6 @@
 // graph.cpp: recording ops, accumulating gradients, the backward pass, anomaly mode, DOT export.
 #include "autograd/graph.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -80,42 +79,30 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
   return out;
 }
 
-// out[i] = g[i], or out[i] += g[i] when `add`; long arrays split over the thread pool
-// (elementwise, so the same bits for any split; a call from inside a pool task runs inline).
-static void copy_or_add(Tensor& out, const Tensor& g, bool add) {
-  dispatch(g.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* a = out.data<T>();
-    const T* b = g.data<T>();
-    parallel_for(g.numel(), kElementGrain, [&](int64_t i0, int64_t i1) {
-      if (add)
-        for (int64_t i = i0; i < i1; ++i) a[i] += b[i];
-      else std::copy(b + i0, b + i1, a + i0);
-    });
-  });
-}
-
 void accumulate_grad(const Tensor& t, Tensor g) {
   if (!t.defined() || !t.requires_grad()) return;
   if (g.shape() != t.shape() || g.dtype() != t.dtype())
     throw ShapeError("backward: gradient of shape " + shape_str(g.shape()) + " " + dtype_name(g.dtype()) +
                      " for a tensor of shape " + shape_str(t.shape()) + " " + dtype_name(t.dtype()));
   TensorImpl* impl = t.impl();
-  Tensor acc;
-  if (impl->grad) {
-    acc = Tensor(impl->grad);
-    copy_or_add(acc, g, true);
+  if (!impl->grad) {
+    // First contribution: take g itself when nobody else can see it, else a private copy (an add
+    // hands its dout to both inputs, which the graph still holds).
+    bool sole_owner = g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1;
+    impl->grad = sole_owner ? g.impl_ptr() : g.clone().impl_ptr();
     return;
   }
-  // First contribution: take g itself when nobody else can see it, else a private copy (an add
-  // hands its dout to both inputs, which the graph still holds).
-  if (g.impl_ptr().use_count() == 1 && g.storage().use_count() == 1) {
-    impl->grad = g.impl_ptr();
-    return;
-  }
-  acc = Tensor::empty(g.shape(), g.dtype());
-  copy_or_add(acc, g, false);
-  impl->grad = acc.impl_ptr();
+  // Later contributions add in, long gradients over the thread pool (elementwise: the same bits
+  // for any split; a call from inside a pool task runs inline).
+  Tensor acc(impl->grad);
+  dispatch(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* a = acc.data<T>();
+    const T* b = g.data<T>();
+    parallel_for(acc.numel(), kElementGrain, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) a[i] += b[i];
+    });
+  });
 }
 
 Tensor leaf_grad(const Tensor& t) {

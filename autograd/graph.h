@@ -29,8 +29,8 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
 
 // Adds g into t.grad; does nothing if t does not require grad. The first contribution becomes
 // t.grad itself when nobody else holds g, else a copy of it. Backward always accumulates: a tensor
-// used twice receives the sum of both contributions. Long gradients are copied or added over the
-// thread pool (elementwise: the same bits for any thread count).
+// used twice receives the sum of both contributions. Long gradients are added (and cloned, see
+// Tensor::clone) over the thread pool, elementwise: the same bits for any thread count.
 void accumulate_grad(const Tensor& t, Tensor g);
 
 // The existing .grad of a leaf that requires grad, or an undefined Tensor. Fused backward

@@ -315,8 +315,11 @@ Tensor Tensor::detach() const {
 
 Tensor Tensor::clone() const {
   Tensor t = empty(shape(), dtype());
-  std::memcpy(t.storage()->data(), static_cast<const char*>(storage()->data()) + checked().offset * dtype_size(dtype()),
-              static_cast<size_t>(numel()) * dtype_size(dtype()));
+  char* to = static_cast<char*>(t.storage()->data());
+  const char* from = static_cast<const char*>(storage()->data()) + checked().offset * dtype_size(dtype());
+  // long copies (a residual stream's gradient handed to both inputs of an add) on both threads
+  parallel_for(numel() * static_cast<int64_t>(dtype_size(dtype())), kElementGrain * 4,
+               [&](int64_t b0, int64_t b1) { std::memcpy(to + b0, from + b0, static_cast<size_t>(b1 - b0)); });
   return t;
 }
 
