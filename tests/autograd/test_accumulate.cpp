@@ -63,7 +63,7 @@ TEST_CASE("layer_norm adds dweight and dbias into existing gradients") {
   check_direct_accumulation({w, b}, [&] { return sum(layer_norm(x, w, b) * proj); });
 }
 
-// accumulate_grad splits its copy and its add over the thread pool: one thread and two give the
+// accumulate_grad adds (and Tensor::clone copies) over the thread pool: one thread and two give the
 // very same bits, which are g1 and then g1 + g2 elementwise; a g nobody else holds is taken as it
 // is, a shared one is copied and left alone; a wrong shape throws.
 TEST_CASE("accumulate_grad: first gradient taken or copied, then added, the same bits on 1 and 2 threads") {
