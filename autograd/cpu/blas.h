@@ -26,6 +26,10 @@ struct GemmBlocks {
 };
 GemmBlocks gemm_blocks(int64_t M, int64_t N, int64_t K);
 
+// How many consecutive slices of K gemm_parallel cuts a long sum into a small C (M x N, a weight
+// gradient) instead of cutting C: 1 (no cut) or an even count of 2 to 8. Fixed by the shape.
+int64_t gemm_k_chunks(int64_t M, int64_t N, int64_t K);
+
 // Runs f(m0, m1, n0, n1) for each block [m0, m1) x [n0, n1) of gemm_blocks(M, N, K), the blocks
 // split over the thread pool (one block runs inline). A fused op multiplies its block there and
 // works on it while it is still in cache: linear's bias before the product, GELU after it.
@@ -43,9 +47,10 @@ void for_each_gemm_block(int64_t M, int64_t N, int64_t K, F&& f) {
   else parallel_for(g.count, 1, run);
 }
 
-// The same product split over the thread pool (threads.h) into the blocks of gemm_blocks: C's
-// rows, or its columns when that cuts more evenly; small products (under about a megaflop) run
-// as one call. The result has the same bits for any number of threads.
+// The same product split over the thread pool (threads.h): along K into gemm_k_chunks slices when
+// that is more than one, else into the blocks of gemm_blocks: C's rows, or its columns when that
+// cuts more evenly; small products (under about a megaflop) run as one call. The result has the
+// same bits for any number of threads.
 template <class T>
 void gemm_parallel(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
                    int64_t ldb, T beta, T* C, int64_t ldc);

@@ -123,13 +123,14 @@ TEST_CASE("gemm blocks: fixed by the shape, an even count, small weight gradient
   };
   blas::GemmBlocks g = check_tiles(1024, 192, 64);  // tiny's qkv forward: 8 blocks of 128 rows
   CHECK((g.by_rows && g.count == 8 && g.size == 128));
-  g = check_tiles(64, 64, 1024);  // a 64 x 64 weight gradient: 2 blocks, not one thread alone
+  // Weight gradients of a 512-row batch (longer sums are cut along K instead, see gemm_k_chunks):
+  g = check_tiles(64, 64, 512);  // a 64 x 64 weight gradient: 2 blocks, not one thread alone
   CHECK(g.count == 2);
-  g = check_tiles(192, 64, 1024);  // qkv weight gradient: 2 blocks of 96, not 3 of 64
+  g = check_tiles(192, 64, 512);  // qkv weight gradient: 2 blocks of 96, not 3 of 64
   CHECK((g.by_rows && g.count == 2 && g.size == 96));
-  g = check_tiles(65, 64, 1024);  // LM head weight gradient: 64 columns as 32 + 32, not 65 rows as 48 + 17
+  g = check_tiles(65, 64, 512);  // LM head weight gradient: 64 columns as 32 + 32, not 65 rows as 48 + 17
   CHECK((!g.by_rows && g.count == 2 && g.size == 32));
-  g = check_tiles(64, 256, 1024);  // fc projection weight gradient: column blocks
+  g = check_tiles(64, 256, 512);  // fc projection weight gradient: column blocks
   CHECK((!g.by_rows && g.count == 4));
   g = check_tiles(37, 5, 3);  // under a megaflop: one call
   CHECK(g.count == 1);
@@ -149,6 +150,24 @@ TEST_CASE("gemm split over the pool equals the definition at the small models' w
   set_num_threads(0);
 }
 
+TEST_CASE("a long sum into a small C is cut along K: the chunk counts, and the product equals the definition") {
+  CHECK(blas::gemm_k_chunks(384, 128, 2048) == 2);    // small's qkv weight gradient
+  CHECK(blas::gemm_k_chunks(192, 64, 1024) == 2);     // tiny's
+  CHECK(blas::gemm_k_chunks(1536, 384, 2048) == 2);   // medium's fc projection
+  CHECK(blas::gemm_k_chunks(64, 64, 8192) == 8);      // a long batch: one chunk per 1024 rows
+  CHECK(blas::gemm_k_chunks(64, 64, 100000) == 8);    // at most 8
+  CHECK(blas::gemm_k_chunks(64, 64, 3100) == 2);      // 3 rounded down to an even count
+  CHECK(blas::gemm_k_chunks(64, 64, 1023) == 1);      // too short to cut
+  CHECK(blas::gemm_k_chunks(2048, 384, 128) == 1);    // a forward product: K is the short side
+  CHECK(blas::gemm_k_chunks(2048, 128, 1536) == 1);   // K shorter than M: cut C instead
+  CHECK(blas::gemm_k_chunks(2048, 1024, 4096) == 1);  // C too big for scratch copies
+  set_num_threads(2);
+  check_gemm_split<double>(64, 48, 2100, 1e-10);  // 2 chunks of 1050, every transpose, padded rows, beta 2
+  check_gemm_split<double>(20, 12, 9001, 1e-10);  // 8 chunks, the last one shorter
+  check_gemm_split<float>(100, 60, 3000, 1e-3);   // float32
+  set_num_threads(0);
+}
+
 TEST_CASE("a gemm gives the same bits split over two threads as on one") {
   // Each element of C is one dot product over K whichever block it falls in, so the split must
   // not change a single bit: training stays reproducible whatever SF_NUM_THREADS says.
@@ -157,7 +176,8 @@ TEST_CASE("a gemm gives the same bits split over two threads as on one") {
     bool ta, tb;
   };
   for (Case c : {Case{300, 70, 257, false, false}, Case{29, 64, 512, true, false}, Case{512, 64, 29, false, false},
-                 Case{512, 192, 64, false, true}, Case{64, 192, 512, true, false}}) {
+                 Case{512, 192, 64, false, true}, Case{64, 192, 512, true, false}, Case{192, 64, 2048, true, false},
+                 Case{20, 12, 9001, false, true}}) {  // (the last two cut along K)
     const int64_t M = c.M, N = c.N, K = c.K;
     std::vector<float> A(static_cast<size_t>(M * K)), B(static_cast<size_t>(K * N));
     for (size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(std::sin(0.91 * double(i)));
