@@ -3,8 +3,6 @@
 
 #include <cmath>
 
-#include "autograd/cpu/threads.h"
-
 namespace sf {
 
 Adam::Adam(NamedParameters params, const AdamOptions& options) : Adam(std::move(params), options, false) {}
@@ -49,10 +47,12 @@ static void adam_kernel(float* __restrict p, const float* __restrict g, float* _
 }
 
 void Adam::update(const std::vector<Run>& runs) {
-  for (const Run& r : runs) {
+  std::vector<AdamScalars> scalars(runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
     // Scalars in double, like torch's Python floats, then rounded once to float.
     const double t = static_cast<double>(r.step);
-    AdamScalars s;
+    AdamScalars& s = scalars[i];
     s.beta1 = static_cast<float>(options_.beta1);
     s.beta2 = static_cast<float>(options_.beta2);
     s.one_minus_beta1 = static_cast<float>(1 - options_.beta1);
@@ -62,10 +62,12 @@ void Adam::update(const std::vector<Run>& runs) {
     s.bias_correction2_sqrt = static_cast<float>(std::sqrt(1 - std::pow(options_.beta2, t)));
     s.l2 = (!decoupled_ && r.decay) ? static_cast<float>(options_.weight_decay) : 0.0f;
     s.shrink = (decoupled_ && r.decay) ? static_cast<float>(1 - lr_ * options_.weight_decay) : 1.0f;
-    // Split over the threads: the same bits for any split.
-    parallel_for(r.n, kElementGrain,
-                 [&](int64_t begin, int64_t end) { adam_kernel(r.p, r.g, r.buf[0], r.buf[1], begin, end, s); });
   }
+  // All runs as one job over the threads: the same bits for any split.
+  for_each_stretch(runs, [&](size_t i, int64_t begin, int64_t end) {
+    const Run& r = runs[i];
+    adam_kernel(r.p, r.g, r.buf[0], r.buf[1], begin, end, scalars[i]);
+  });
 }
 
 nlohmann::json Adam::hyperparameters() const {

@@ -1,10 +1,13 @@
 // optimizer.cpp: parameter bookkeeping, merged update runs, and state save/load.
 #include "optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
+
+#include "autograd/cpu/threads.h"
 
 namespace sf {
 
@@ -83,6 +86,19 @@ std::vector<Optimizer::Run> Optimizer::make_runs() {
     runs.push_back(r);
   }
   return runs;
+}
+
+void Optimizer::for_each_stretch(const std::vector<Run>& runs,
+                                 const std::function<void(size_t, int64_t, int64_t)>& fn) {
+  std::vector<int64_t> starts(runs.size() + 1, 0);  // run i covers [starts[i], starts[i + 1]) of the line
+  for (size_t i = 0; i < runs.size(); ++i) starts[i + 1] = starts[i] + runs[i].n;
+  parallel_for(starts.back(), kElementGrain, [&](int64_t begin, int64_t end) {
+    size_t i = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), begin) - starts.begin()) - 1;
+    for (; i < runs.size() && starts[i] < end; ++i) {
+      const int64_t lo = std::max(begin, starts[i]), hi = std::min(end, starts[i + 1]);
+      if (lo < hi) fn(i, lo - starts[i], hi - starts[i]);
+    }
+  });
 }
 
 void Optimizer::step() {

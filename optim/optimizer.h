@@ -9,6 +9,7 @@
 // so a model whose parameters live in one contiguous block is updated in one pass (as in llm.c).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,11 @@ class Optimizer {
   void add_buffers(const std::vector<std::string>& kinds);
   // Updates the runs of one step (the hyperparameters are the subclass's members).
   virtual void update(const std::vector<Run>& runs) = 0;
+  // Calls fn(i, begin, end) for stretches [begin, end) of runs[i] that together cover every
+  // element of every run once, as one job on the thread pool: the runs are laid end to end and
+  // that line is cut evenly. A small model's parameters are many short runs (biases, LayerNorm
+  // weights), each too short to split alone. For updates where each element stands on its own.
+  static void for_each_stretch(const std::vector<Run>& runs, const std::function<void(size_t, int64_t, int64_t)>& fn);
   virtual nlohmann::json hyperparameters() const = 0;  // saved for reading, not restored
 
   NamedParameters params_;

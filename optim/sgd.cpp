@@ -24,13 +24,15 @@ void SGD::update(const std::vector<Run>& runs) {
   const float mu = static_cast<float>(options_.momentum);
   const float keep = static_cast<float>(1.0 - options_.dampening);
   const bool momentum = options_.momentum != 0, nesterov = options_.nesterov;
-  for (const Run& r : runs) {
+  // All runs as one job over the threads; each element on its own, so the same bits for any split.
+  for_each_stretch(runs, [&](size_t run, int64_t begin, int64_t end) {
+    const Run& r = runs[run];
     float* __restrict p = r.p;
     const float* __restrict g = r.g;
     float* __restrict b = r.buf[0];
     const bool first = r.step == 1;
     // a + alpha * b as one fused multiply-add, as torch's CPU add kernel computes it.
-    for (int64_t i = 0; i < r.n; ++i) {
+    for (int64_t i = begin; i < end; ++i) {
       float d = wd != 0 ? std::fma(wd, p[i], g[i]) : g[i];
       if (momentum) {
         b[i] = first ? d : std::fma(keep, d, mu * b[i]);
@@ -38,7 +40,7 @@ void SGD::update(const std::vector<Run>& runs) {
       }
       p[i] = std::fma(-lr, d, p[i]);
     }
-  }
+  });
 }
 
 nlohmann::json SGD::hyperparameters() const {

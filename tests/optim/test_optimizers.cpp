@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "autograd/cpu/threads.h"
 #include "optim/adam.h"
 #include "optim/sgd.h"
 #include "optim_test_util.h"
@@ -180,4 +181,49 @@ TEST_CASE("bad optimizer settings and parameters are clear errors") {
   CHECK_THROWS_WITH_AS(AdamW({{"w", w}, {"w2", w}}, AdamOptions{}),
                        "optimizer: parameter 'w2' is listed twice (tied weights appear once)", Error);
   CHECK_THROWS_AS(AdamW({{"w", Tensor::zeros({2}, DType::f64)}}, AdamOptions{}), ShapeError);
+}
+
+TEST_CASE("all parameters as one job: the same bits on 1 and 2 threads, and as each parameter alone") {
+  // Short runs (biases, LayerNorm weights) and long ones laid end to end and cut evenly over the
+  // threads: each element must be updated exactly once, with its own parameter's settings.
+  const std::vector<int64_t> sizes = {5, 40000, 3, 17000, 1, 70001, 64};
+  auto make = [&](const std::string& kind, NamedParameters params) -> std::unique_ptr<Optimizer> {
+    if (kind == "sgd") return std::make_unique<SGD>(std::move(params), SGDOptions{0.1, 0.9, 0.0, 0.01, true});
+    AdamOptions a;
+    a.lr = 0.01;
+    a.weight_decay = 0.1;
+    if (kind == "adam") return std::make_unique<Adam>(std::move(params), a);
+    return std::make_unique<AdamW>(std::move(params), a);
+  };
+  for (const std::string kind : {"sgd", "adam", "adamw"}) {
+    CAPTURE(kind);
+    std::vector<std::vector<double>> results;  // 1 thread together, 2 threads together, each alone
+    for (int variant = 0; variant < 3; ++variant) {
+      set_num_threads(variant == 0 ? 1 : 2);
+      Generator gen(11);
+      NamedParameters params;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        // 2-D and 1-D alternate, so AdamW decays some and not others
+        Shape shape = i % 2 ? Shape{sizes[i]} : Shape{1, sizes[i]};
+        params.emplace_back("p" + std::to_string(i), Tensor::randn(shape, gen, 1.0).requires_grad_());
+      }
+      std::vector<std::unique_ptr<Optimizer>> opts;
+      if (variant < 2) opts.push_back(make(kind, params));
+      else
+        for (auto& p : params) opts.push_back(make(kind, {p}));
+      for (int step = 0; step < 3; ++step) {
+        for (auto& [name, p] : params) p.set_grad(Tensor::randn(p.shape(), gen, 1.0));
+        for (auto& o : opts) o->step();
+      }
+      std::vector<double> all;
+      for (auto& [name, p] : params) {
+        const std::vector<double> v = p.to_vector();
+        all.insert(all.end(), v.begin(), v.end());
+      }
+      results.push_back(all);
+    }
+    set_num_threads(0);
+    CHECK(results[0] == results[1]);
+    CHECK(results[0] == results[2]);
+  }
 }
