@@ -78,8 +78,8 @@ GemmBlocks gemm_blocks(int64_t M, int64_t N, int64_t K) {
 // A long sum into a small C (a weight gradient: dW (out, in) = dY^T X sums over every row of the
 // batch) is cut along K. Cut by rows instead, each of the blocks packs all of the other operand
 // again (six copies of a 1 MB X for small's qkv); cut along K, each chunk packs only its own rows
-// of both. Measured on a 2-core Zen 4 (bench/README.md, session 13): small's weight gradients
-// 127-142 -> 146-167 GFLOP/s.
+// of both. Measured on a 2-core Zen 4 (bench/README.md, session 13): small's qkv weight gradient
+// 132 -> 167 GFLOP/s (127 -> 155 with its operands out of cache).
 int64_t gemm_k_chunks(int64_t M, int64_t N, int64_t K) {
   constexpr int64_t kMinSlice = 512, kMaxChunks = 8, kMaxC = int64_t(1) << 20;  // C up to 4 MB in float
   if (K < 2 * kMinSlice || K < std::max(M, N) || M * N > kMaxC) return 1;
