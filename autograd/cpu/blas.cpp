@@ -108,12 +108,13 @@ static void gemm_split_k(int64_t chunks, bool ta, bool tb, int64_t M, int64_t N,
     }
   });
   parallel_for(M, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(N, 1)), [&](int64_t m0, int64_t m1) {
-    for (int64_t c = 1; c < chunks; ++c)
-      for (int64_t m = m0; m < m1; ++m) {
+    for (int64_t m = m0; m < m1; ++m) {  // a row of C takes every chunk's part while it is in cache
+      T* row = C + m * ldc;
+      for (int64_t c = 1; c < chunks; ++c) {
         const T* p = partials + (c - 1) * M * N + m * N;
-        T* row = C + m * ldc;
         for (int64_t n = 0; n < N; ++n) row[n] += p[n];
       }
+    }
   });
 }
 
