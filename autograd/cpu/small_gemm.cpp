@@ -1,6 +1,6 @@
 // small_gemm.cpp: the direct small matrix product (see small_gemm.h) and its plain reference.
 //
-// C is computed in tiles of R rows x NV vectors (R <= 6, NV <= 2). A tile's R * NV accumulators
+// C is computed in tiles of R rows x NV vectors (R <= kTileRows, NV <= 2). A tile's R * NV accumulators
 // stay in registers for the whole k loop: per k it loads NV vectors of B's row k, broadcasts the R
 // values op(A)(m, k) and does R * NV fused multiply-adds. Columns left over after the full vectors
 // (N not a multiple of the vector width) take a scalar loop. Every element of C is one sum over k
@@ -21,7 +21,12 @@ namespace {
 
 // Rows per tile: 6 rows x 2 vectors = 12 accumulators, plus 2 vectors of B and one broadcast, fill
 // 15 of the 16 AVX2 registers; 12 independent FMA chains cover the FMA latency of both pipes.
+// AVX-512 has 32 registers: 8 rows x 2 vectors = 16 accumulators (19 registers in all).
+#if defined(__AVX512F__)
+constexpr int kTileRows = 8;
+#else
 constexpr int kTileRows = 6;
+#endif
 
 // One tile: C[0..R) x [0..NV * W) from K steps.
 template <int R, int NV, class T>
@@ -89,6 +94,8 @@ void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs
   const T* a = A + m * rsa;
   T* c = C + m * ldc;
   switch (M - m) {  // 0 to kTileRows - 1 rows left
+    case 7: row_panel<7>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
+    case 6: row_panel<6>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
     case 5: row_panel<5>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
     case 4: row_panel<4>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
     case 3: row_panel<3>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
