@@ -79,6 +79,7 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
                        const std::array<int64_t, 4>& bs, const Tp* pad) {
   const int64_t H = a.H, T = a.T, S = a.S, D = a.D;
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
+  constexpr int64_t kWidth = xsimd::batch<Tp>::size;
   const bool small = use_small_gemm(a);
   parallel_for(a.B * H, 1, [&](int64_t bh0, int64_t bh1) {
     std::vector<Tp> kt(small ? static_cast<size_t>(D * S) : 0);  // (D, S) = K^T of one head
@@ -102,8 +103,12 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
           if (pad)
             for (int64_t s = 0; s < seen; ++s)
               if (pad[b * S + s] != 0) row[s] = ninf;
-          simd::softmax_row(row, seen);
-          std::fill(row + seen, row + S, Tp(0));
+          // Keys [seen, n) are masked too, n = seen rounded up to whole vectors (at most S): the
+          // softmax then runs on whole vectors only and writes exact zeros there (exp(-inf) = 0).
+          const int64_t n = std::min(S, (seen + kWidth - 1) / kWidth * kWidth);
+          std::fill(row + seen, row + n, ninf);
+          simd::softmax_row(row, n);
+          std::fill(row + n, row + S, Tp(0));
         }
         head_gemm(small, false, blk.r1 - blk.r0, D, blk.keys, Tp(1), p, S, vh, lv.ld, Tp(0),
                   out + lo.at(b, h) + blk.r0 * lo.ld, lo.ld);  // (rows, D) = P V
