@@ -149,7 +149,8 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
                      shape_str(shape()));
   }
   std::vector<Tensor> order = topological_order(*this);
-  NoGradGuard no_grad;  // backward closures build no graph of their own
+  NoGradGuard no_grad;                 // backward closures build no graph of their own
+  JobLabel engine("autograd engine");  // job timing: the seed's copy; each node below has its own label
   accumulate_grad(*this, seed.dtype() == dtype() ? seed : seed.to(dtype()));
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     TensorImpl* t = it->impl();
@@ -159,6 +160,7 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
       throw Error("backward: the graph through '" + node->op +
                   "' was freed by an earlier backward(); pass retain_graph=true to the first call");
     if (t->grad) {
+      JobLabel label(node->op.c_str(), /*backward=*/true);  // for job timing (cpu/threads.h)
       node->backward(Tensor(t->grad));
       if (g_anomaly)
         for (const Tensor& input : node->inputs)

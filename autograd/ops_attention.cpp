@@ -316,6 +316,7 @@ AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D) {
 }
 
 Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& opt, Tensor* weights) {
+  JobLabel label("attention");
   const std::string shapes =
       "q " + shape_str(q.shape()) + ", k " + shape_str(k.shape()) + ", v " + shape_str(v.shape());
   auto fail = [&](const std::string& why) { throw ShapeError("attention: " + why + " (" + shapes + ")"); };
@@ -356,6 +357,7 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
 }
 
 Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOptions& opt, Tensor* weights) {
+  JobLabel label("attention_packed");
   if (qkv.dim() != 3 || n_head <= 0 || qkv.size(2) % (3 * n_head) != 0)
     throw ShapeError("attention_packed: qkv must be (B, T, 3 * H * D) with H = " + std::to_string(n_head) + ", got " +
                      shape_str(qkv.shape()));

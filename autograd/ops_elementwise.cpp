@@ -79,6 +79,7 @@ static Tensor broadcast_binary(const Tensor& a, const Tensor& b, const char* op,
 }
 
 Tensor add(const Tensor& a, const Tensor& b) {
+  JobLabel label("add");
   Tensor out = broadcast_binary(a, b, "add", [](auto x, auto y) { return x + y; });
   return record(out, "add", {a, b}, [a, b](const Tensor& dout) {
     accumulate_grad(a, sum_to(dout, a.shape()));
@@ -169,6 +170,7 @@ Tensor relu(const Tensor& a) {
 
 // GELU: the row kernels and their formulas are in autograd/cpu/gelu.h.
 Tensor gelu(const Tensor& a, GeluApprox approx) {
+  JobLabel label("gelu");
   bool tanh_form = approx == GeluApprox::tanh;
   Tensor out = Tensor::empty(a.shape(), a.dtype());
   dispatch(a.dtype(), [&](auto tag) {

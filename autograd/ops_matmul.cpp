@@ -162,6 +162,7 @@ static void linear_backward(const Tensor& x, const Tensor& weight, const Tensor&
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  JobLabel label("linear");
   const int64_t rows = linear_rows(x, weight, bias, "linear");
   const int64_t in = weight.size(1), out_features = weight.size(0);
   Shape out_shape = x.shape();
@@ -191,6 +192,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 // dy * gelu'(pre) as gelu's backward computes it, then linear's backward on dpre. Under fp16/bf16
 // autocast it is that composition itself (which rounds between the two).
 Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApprox approx) {
+  JobLabel label("linear_gelu");
   const int64_t rows = linear_rows(x, weight, bias, "linear_gelu");
   if (autocast_precision() != Precision::fp32) return gelu(linear(x, weight, bias), approx);
   const int64_t in = weight.size(1), out_features = weight.size(0);

@@ -139,6 +139,7 @@ Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
 
 // ---- embedding ----
 Tensor embedding(const Tensor& weight, const IntTensor& ids) {
+  JobLabel label("embedding");
   if (weight.dim() != 2) throw ShapeError("embedding: weight must be (V, C), got " + shape_str(weight.shape()));
   int64_t V = weight.size(0), C = weight.size(1);
   for (int64_t i = 0; i < ids.numel(); ++i)
@@ -176,6 +177,7 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
 // d loss / d x_j = softmax_j - (1-eps) [j == t] - eps/V; the mean divides by the kept rows.
 // Only the logits and one log-sum-exp per row are kept for backward.
 Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_index, double label_smoothing) {
+  JobLabel label("cross_entropy");
   if (logits.dim() < 1) throw ShapeError("cross_entropy: logits must be (..., V), got " + shape_str(logits.shape()));
   int64_t V = logits.size(-1), N = logits.numel() / std::max<int64_t>(V, 1);
   if (targets.numel() != N)
@@ -253,6 +255,7 @@ Tensor cross_entropy(const Tensor& logits, const IntTensor& targets, int ignore_
 //   dx = rstd (g - mean(g) - xhat mean(g xhat)),  dw = sum dy xhat,  db = sum dy.
 // The row kernels are in autograd/cpu/rows.h; the formula in reference.h.
 Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps) {
+  JobLabel label("layer_norm");
   if (x.dim() < 1) throw ShapeError("layer_norm: input must be (..., C), got " + shape_str(x.shape()));
   int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
   for (const Tensor* p : {&weight, &bias})

@@ -11,6 +11,9 @@
 //   bench_gpt --shape small        one shape; prints one JSON object
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
 //            --no-limit (skip the sgemm limit: for profiling one shape's steps alone)
+//            --breakdown (with --shape: after the timed steps, as many steps again with job timing
+//            on, and a table on stderr of where their time went: ms per step for each op's
+//            parallel work, forward and backward apart, and the serial rest)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
@@ -226,8 +229,48 @@ static std::string cpu_description() {
          sf::blas::core_name() + (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
 }
 
+// `steps` steps with job timing on (autograd/cpu/threads.h), after the timed ones: where each
+// step's time goes, per label, in ms per step. Printed as a table on stderr, returned as JSON.
+template <class Step>
+static json breakdown(const std::string& name, int steps, Step&& step) {
+  take_job_times();  // drop anything recorded before
+  set_job_timing(true);
+  std::vector<double> times;
+  for (int i = 0; i < steps; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    step(i);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  set_job_timing(false);
+  const std::vector<JobTime> table = take_job_times();
+  double total = 0, in_table = 0;
+  for (double t : times) total += t;
+  const double per_step = 1e3 / steps;  // seconds over all steps -> ms per step
+  json rows = json::array();
+  std::fprintf(stderr, "where a step's time goes (%s, %d steps with job timing on, %.2f ms per step):\n", name.c_str(),
+               steps, total * per_step);
+  std::fprintf(stderr, "  %-28s %9s %7s %10s %10s %12s\n", "label (parallel_for calls)", "ms/step", "share",
+               "jobs/step", "inline/st", "waited ms/st");
+  for (const JobTime& t : table) {
+    in_table += t.seconds;
+    std::fprintf(stderr, "  %-28s %9.3f %6.1f%% %10.1f %10.1f %12.3f\n", t.label.c_str(), t.seconds * per_step,
+                 100 * t.seconds / total, double(t.jobs) / steps, double(t.inline_calls) / steps, t.waited * per_step);
+    rows.push_back({{"label", t.label},
+                    {"ms_per_step", t.seconds * per_step},
+                    {"jobs_per_step", double(t.jobs) / steps},
+                    {"inline_per_step", double(t.inline_calls) / steps},
+                    {"waited_ms_per_step", t.waited * per_step}});
+  }
+  const double outside = total - in_table;
+  std::fprintf(stderr, "  %-28s %9.3f %6.1f%%   (serial work between the calls)\n", "outside parallel_for",
+               outside * per_step, 100 * outside / total);
+  std::fflush(stderr);
+  return json{
+      {"steps", steps}, {"step_ms", total * per_step}, {"outside_ms_per_step", outside * per_step}, {"rows", rows}};
+}
+
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
-                    bool measure_limit) {
+                    bool measure_limit, bool with_breakdown) {
   GPTConfig c;
   c.vocab_size = s.vocab;
   c.block_size = s.T;
@@ -259,21 +302,25 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
     ys.push_back(std::move(y));
   }
 
+  auto train_step = [&](int i) {  // one step on batch i; returns the loss
+    opt.zero_grad();
+    Tensor loss;
+    {
+      AutocastGuard autocast(precision);
+      loss = model.loss(xs[static_cast<size_t>(i)], ys[static_cast<size_t>(i)]);
+      loss.backward();
+    }
+    clip_grad_norm(params, 1.0);
+    opt.step();
+    return loss;
+  };
   std::vector<double> times;
   CpuSnapshot snap0{};
   double last_loss = 0;
   for (int step = 0; step < total; ++step) {
     if (step == warmup) snap0 = cpu_snapshot();
     auto t0 = std::chrono::steady_clock::now();
-    opt.zero_grad();
-    Tensor loss;
-    {
-      AutocastGuard autocast(precision);
-      loss = model.loss(xs[step], ys[step]);
-      loss.backward();
-    }
-    clip_grad_norm(params, 1.0);
-    opt.step();
+    Tensor loss = train_step(step);
     auto t1 = std::chrono::steady_clock::now();
     last_loss = loss.item();
     if (step >= warmup) times.push_back(std::chrono::duration<double>(t1 - t0).count());
@@ -290,6 +337,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   double achieved = static_cast<double>(flops_per_token) * tokens / med / 1e9;
   json limit = measure_limit ? sgemm_limit(s, num_threads())
                              : json{{"limit_gflops", 0.0}, {"cold_gflops", 0.0}, {"products", json::array()}};
+  // After the timed steps and the limit: the timing costs a little per call and must not touch them.
+  json where = with_breakdown ? breakdown(name, steps, [&](int i) { train_step(warmup + i); }) : json();
   return json{
       {"label", name},
       {"framework", "scratchformer"},
@@ -309,7 +358,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       {"sgemm_products", limit["products"]},
       {"peak_rss_mb", static_cast<double>(ru.ru_maxrss) / 1024.0},
       {"foreign_cpu_cores", foreign},
-      {"final_loss", last_loss}};
+      {"final_loss", last_loss},
+      {"breakdown", where}};
 }
 
 static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
@@ -333,7 +383,7 @@ int main(int argc, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
   std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
-  bool with_reference = true, measure_limit = true;
+  bool with_reference = true, measure_limit = true, with_breakdown = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -362,6 +412,7 @@ int main(int argc, char** argv) {
     else if (a == "--reference") reference = next();
     else if (a == "--no-reference") with_reference = false;
     else if (a == "--no-limit") measure_limit = false;
+    else if (a == "--breakdown") with_breakdown = true;
     else {
       std::cerr << "error: unknown option '" << a << "' (see the header of bench/bench_gpt.cpp)\n";
       return 2;
@@ -382,10 +433,15 @@ int main(int argc, char** argv) {
       return 2;
     }
     int n = steps > 0 ? steps : (shape == "medium" ? 20 : 50);
-    std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit).dump() << std::endl;
+    std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit, with_breakdown).dump()
+              << std::endl;
     return 0;
   }
 
+  if (with_breakdown) {
+    std::cerr << "error: --breakdown needs --shape (it times one shape's steps in this process)\n";
+    return 2;
+  }
   // All shapes, each in a child process, then the reference for each.
   bool have_torch = with_reference && file_exists(reference) &&
                     std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;

@@ -53,6 +53,7 @@ double grad_norm(const NamedParameters& params) {
 }
 
 double clip_grad_norm(const NamedParameters& params, double max_norm) {
+  JobLabel label("clip_grad_norm");
   if (!(max_norm > 0) || !std::isfinite(max_norm))
     throw ConfigError("clip_grad_norm: max_norm must be a finite number > 0, got " + std::to_string(max_norm));
   const double norm = grad_norm(params);

@@ -102,12 +102,14 @@ void Optimizer::for_each_stretch(const std::vector<Run>& runs,
 }
 
 void Optimizer::step() {
+  JobLabel label("optimizer step");
   std::vector<Run> runs = make_runs();
   update(runs);
   ++step_;
 }
 
 void Optimizer::zero_grad() {
+  JobLabel label("zero_grad");
   for (auto& [name, p] : params_) p.zero_grad();
 }
 

@@ -12,11 +12,13 @@
 // before waiting for `inside_` to drain, so no worker can see a job half set up or left behind.
 #include "autograd/cpu/threads.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,7 +63,8 @@ class Pool {
   }
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  void run(int64_t n, int chunks, const std::function<void(int64_t, int64_t)>& fn) {
+  // Returns how long the caller waited at the end for the other threads (timed only if `timed`).
+  double run(int64_t n, int chunks, const std::function<void(int64_t, int64_t)>& fn, bool timed) {
     fn_ = &fn;  // set up while the generation is odd (closed)
     n_ = n;
     chunks_ = chunks;
@@ -74,10 +77,14 @@ class Pool {
       wake_.notify_all();
     }
     run_chunks();
+    const auto wait_start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     for (int spins = 0; done_.load() != chunks_; ++spins) wait_a_little(spins);
+    const double waited =
+        timed ? std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count() : 0.0;
     generation_.fetch_add(1);  // odd: closed; nobody enters any more
     for (int spins = 0; inside_.load() != 0; ++spins) wait_a_little(spins);
     if (error_) std::rethrow_exception(error_);
+    return waited;
   }
 
  private:
@@ -173,23 +180,75 @@ void init_threads_from_env() {
   set_num_threads(static_cast<int>(n));
 }
 
-void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
+// How one parallel_for call ran: split over the pool or inline, and the caller's wait at the end.
+struct CallRun {
+  bool pooled = false;
+  double waited = 0;
+};
+
+static CallRun run_call(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn, bool timed) {
   Pool& p = pool();
   int64_t chunks = grain > 0 ? n / grain : n;
   if (chunks > p.size()) chunks = p.size();
   if (chunks < 2 || t_in_parallel) {
     fn(0, n);
-    return;
+    return {};
   }
   // One job at a time: a second user thread calling in meanwhile runs its work inline.
   static std::mutex busy;
   std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
   if (!lock.owns_lock()) {
     fn(0, n);
+    return {};
+  }
+  return {true, p.run(n, static_cast<int>(chunks), fn, timed)};
+}
+
+// ---- job timing ----
+
+static std::atomic<bool> g_job_timing{false};
+static thread_local const char* t_label_op = nullptr;  // the JobLabel in scope on this thread
+static thread_local bool t_label_backward = false;
+static std::mutex g_job_times_mutex;
+static std::map<std::string, JobTime> g_job_times;
+
+JobLabel::JobLabel(const char* op, bool backward) : previous_op_(t_label_op), previous_backward_(t_label_backward) {
+  t_label_op = op;
+  t_label_backward = backward;
+}
+JobLabel::~JobLabel() {
+  t_label_op = previous_op_;
+  t_label_backward = previous_backward_;
+}
+
+void set_job_timing(bool on) { g_job_timing.store(on); }
+bool job_timing() { return g_job_timing.load(); }
+
+std::vector<JobTime> take_job_times() {
+  std::lock_guard<std::mutex> lock(g_job_times_mutex);
+  std::vector<JobTime> table;
+  for (auto& [label, t] : g_job_times) table.push_back(t);
+  g_job_times.clear();
+  std::sort(table.begin(), table.end(), [](const JobTime& a, const JobTime& b) { return a.seconds > b.seconds; });
+  return table;
+}
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (t_in_parallel || !g_job_timing.load(std::memory_order_relaxed)) {
+    run_call(n, grain, fn, false);
     return;
   }
-  p.run(n, static_cast<int>(chunks), fn);
+  const auto start = std::chrono::steady_clock::now();
+  const CallRun how = run_call(n, grain, fn, true);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string label = t_label_op ? std::string(t_label_op) + (t_label_backward ? " backward" : "") : "other";
+  std::lock_guard<std::mutex> lock(g_job_times_mutex);
+  JobTime& t = g_job_times[label];
+  t.label = label;
+  (how.pooled ? t.jobs : t.inline_calls) += 1;
+  t.seconds += seconds;
+  t.waited += how.waited;
 }
 
 }  // namespace sf

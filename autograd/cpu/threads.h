@@ -10,6 +10,8 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace sf {
 
@@ -38,5 +40,37 @@ inline void parallel_blocks(int64_t n, const std::function<void(int64_t, int64_t
   parallel_for((n + kBlock - 1) / kBlock, kElementGrain / kBlock,
                [&](int64_t b0, int64_t b1) { fn(b0 * kBlock, b1 * kBlock < n ? b1 * kBlock : n); });
 }
+
+// ---- Where a step's time goes (bench_gpt --breakdown) ----
+//
+// Off by default. While on, every parallel_for call made outside a chunk adds to a table, under
+// the label in scope on the calling thread: its wall time, whether it was split over the pool (a
+// job) or ran inline (too small to split), and how long the caller waited at the end for the
+// other threads. The autograd engine labels each backward closure "<op> backward"; the big
+// forward ops, the optimizer step, clip_grad_norm and zero_grad carry their own label; anything
+// else counts as "other". Serial work outside parallel_for is not in the table: it is the step's
+// time minus the table's total.
+class JobLabel {
+ public:
+  explicit JobLabel(const char* op, bool backward = false);
+  ~JobLabel();
+  JobLabel(const JobLabel&) = delete;
+  JobLabel& operator=(const JobLabel&) = delete;
+
+ private:
+  const char* previous_op_;
+  bool previous_backward_;
+};
+
+struct JobTime {
+  std::string label;
+  int64_t jobs = 0, inline_calls = 0;  // calls split over the pool, calls run on the caller alone
+  double seconds = 0;                  // wall time of all those calls, as the caller saw it
+  double waited = 0;                   // of which the caller waited for the other threads
+};
+void set_job_timing(bool on);
+bool job_timing();
+// The table so far, longest first; clears it.
+std::vector<JobTime> take_job_times();
 
 }  // namespace sf

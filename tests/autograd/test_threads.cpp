@@ -2,13 +2,16 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/threads.h"
+#include "autograd/ops.h"
 
 using namespace sf;
 
@@ -207,4 +210,79 @@ TEST_CASE(
   CHECK(core_override("Prescott", true, true, true) == "");
   // what this process runs has a name (the library answers)
   CHECK(!blas::core_name().empty());
+}
+
+// Job timing (bench_gpt --breakdown): what a labelled parallel_for adds to the table.
+static const JobTime* find_label(const std::vector<JobTime>& table, const std::string& label) {
+  for (const JobTime& t : table)
+    if (t.label == label) return &t;
+  return nullptr;
+}
+
+TEST_CASE("job timing: off it records nothing, on it counts each call under the label in scope") {
+  set_num_threads(2);
+  take_job_times();
+  auto slow_chunks = [](int64_t, int64_t) { std::this_thread::sleep_for(std::chrono::microseconds(300)); };
+  parallel_for(2, 1, slow_chunks);  // timing is off
+  CHECK(!job_timing());
+  CHECK(take_job_times().empty());
+
+  set_job_timing(true);
+  {
+    JobLabel outer("outer");
+    parallel_for(2, 1, slow_chunks);  // split over the pool: a job
+    parallel_for(2, 1, slow_chunks);
+    {
+      JobLabel inner("inner", /*backward=*/true);
+      parallel_for(1, 1, slow_chunks);  // one item: runs inline
+    }
+    parallel_for(2, 1, [&](int64_t b, int64_t e) {  // a call from inside a chunk is part of its job
+      parallel_for(2, 1, slow_chunks);
+      slow_chunks(b, e);
+    });
+  }
+  parallel_for(2, 1, slow_chunks);  // no label in scope
+  set_job_timing(false);
+  parallel_for(2, 1, slow_chunks);  // off again: not counted
+
+  const std::vector<JobTime> table = take_job_times();
+  REQUIRE(table.size() == 3);
+  const JobTime *outer = find_label(table, "outer"), *inner = find_label(table, "inner backward"),
+                *other = find_label(table, "other");
+  REQUIRE(outer);
+  REQUIRE(inner);
+  REQUIRE(other);
+  CHECK(outer->jobs == 3);
+  CHECK(outer->inline_calls == 0);
+  CHECK(outer->seconds >= 3 * 300e-6);  // each call sleeps at least once on the caller
+  CHECK(outer->waited >= 0);
+  CHECK(outer->waited <= outer->seconds);
+  CHECK(inner->jobs == 0);
+  CHECK(inner->inline_calls == 1);
+  CHECK(inner->seconds >= 300e-6);
+  CHECK(other->jobs == 1);
+  CHECK(table.front().label == "outer");  // longest first
+  CHECK(take_job_times().empty());        // taking clears
+  set_num_threads(0);
+}
+
+TEST_CASE("job timing: an op's forward counts under its name, its backward under '<op> backward'") {
+  set_num_threads(2);
+  Generator gen(3);
+  Tensor x = Tensor::randn({256, 64}, gen).requires_grad_(true);
+  Tensor w = Tensor::randn({96, 64}, gen).requires_grad_(true), b = Tensor::randn({96}, gen).requires_grad_(true);
+  const Tensor seed = Tensor::ones({256, 96});
+  take_job_times();
+  set_job_timing(true);
+  Tensor y = linear(x, w, b);
+  y.backward(seed);
+  set_job_timing(false);
+  const std::vector<JobTime> table = take_job_times();
+  const JobTime *forward = find_label(table, "linear"), *backward = find_label(table, "linear backward");
+  REQUIRE(forward);
+  REQUIRE(backward);
+  CHECK(forward->jobs + forward->inline_calls >= 1);
+  CHECK(backward->jobs + backward->inline_calls >= 2);  // dX and dW at least
+  CHECK(find_label(table, "other") == nullptr);         // nothing in this step ran unlabelled
+  set_num_threads(0);
 }
