@@ -235,16 +235,15 @@ template <class Step>
 static json breakdown(const std::string& name, int steps, Step&& step) {
   take_job_times();  // drop anything recorded before
   set_job_timing(true);
-  std::vector<double> times;
+  double total = 0;  // seconds over all steps
   for (int i = 0; i < steps; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     step(i);
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   set_job_timing(false);
   const std::vector<JobTime> table = take_job_times();
-  double total = 0, in_table = 0;
-  for (double t : times) total += t;
+  double in_table = 0;
   const double per_step = 1e3 / steps;  // seconds over all steps -> ms per step
   json rows = json::array();
   std::fprintf(stderr, "where a step's time goes (%s, %d steps with job timing on, %.2f ms per step):\n", name.c_str(),
