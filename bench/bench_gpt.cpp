@@ -29,16 +29,16 @@
 // the step would reach if it did nothing but these products. It is measured in the same child as
 // the steps, two ways:
 //   limit  in turn with the steps: the timed steps run in 10 groups, each after a pass over the
-//          products (one call to warm each, three timed) on our pool's split (blas::gemm_parallel,
-//          what the step uses); the median of the passes. "share" = our GFLOP/s / limit, what
-//          the targets are judged on. These VMs change speed by up to 2x for seconds at a time
-//          (one product ran 79 and then 168 GFLOP/s seconds apart), so the limit has to be
-//          measured over the same stretch of time as the steps it is compared with.
-//   peak   apart, after the steps: each product the best of five 20 ms windows, timed both with
-//          OpenBLAS threading it itself and with our pool's split, the faster counting (OpenBLAS's
-//          threads spin for a while after a call, so this never runs between steps). "of peak" =
-//          our GFLOP/s / peak: what earlier sessions called the share. A slow spell during this
-//          measurement lowers it (a medium run gave 108% of peak), a fast one raises it.
+//          products (each timed both with OpenBLAS threading it and with our pool's split, one
+//          call to warm and three timed, the faster way counting; then a 150 ms pause, as
+//          OpenBLAS's threads spin on a core for about 0.1 s after a call); the median of the
+//          passes. "share" = our GFLOP/s / limit, what the targets are judged on. These VMs change
+//          speed by up to 2x for seconds at a time (one product ran 79 and then 168 GFLOP/s
+//          seconds apart), so the limit is measured over the same stretch of time as the steps.
+//   peak   apart, after the steps: each product the best of five 20 ms windows, both ways, the
+//          faster counting. "of peak" = our GFLOP/s / peak: what earlier sessions called the
+//          share. A slow spell during this measurement lowers it (a medium run gave 112% of
+//          peak), a fast one raises it.
 // "cold" times the same products on the pool with each call's operands out of cache (the next of
 // several copies, about 64 MiB together), as a step meets them: the products alone then run
 // 5-15% below the limit, which no step can beat without beating OpenBLAS. Context only.
@@ -57,6 +57,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/cpu/blas.h"
@@ -146,7 +147,6 @@ struct Product {
   int rows, cols, inner;
   int a, b, c;  // which arrays of an Operands: kX, kW, kdY, kY, kdX, kdW
   int lda, ldb;
-  bool own_threads = false;  // OpenBLAS threading the call itself was the faster way (sgemm_limit)
   double flops() const { return 2.0 * rows * cols * inner; }
 };
 enum { kX, kW, kdY, kY, kdX, kdW };
@@ -204,10 +204,9 @@ static void run_product(const Product& p, Operands& o, bool own_threads) {
   else blas::gemm_parallel<float>(p.ta, p.tb, p.rows, p.cols, p.inner, 1.f, A, p.lda, B, p.ldb, 0.f, C, p.cols);
 }
 
-// The sgemm limit for shape s on `threads` OpenBLAS threads, measured apart from the steps (see
-// the header): each product the best of five 20 ms windows, the faster of the two ways, which is
-// recorded in `products` for the passes in turn with the steps.
-static json sgemm_limit(std::vector<Product>& products, const Shape6& s, int threads) {
+// The peak sgemm rate for shape s on `threads` OpenBLAS threads, measured apart from the steps
+// (see the header): each product the best of five 20 ms windows, the faster of the two ways.
+static json sgemm_limit(const std::vector<Product>& products, const Shape6& s, int threads) {
   Generator gen(7);
   const int64_t M = s.B * s.T;
   double flops = 0, seconds = 0, cold_total = 0;
@@ -222,13 +221,12 @@ static json sgemm_limit(std::vector<Product>& products, const Shape6& s, int thr
     std::vector<Operands> sets(static_cast<size_t>(std::clamp((64.0 * (1 << 20)) / set_bytes, 2.0, 16.0)), o);
     json gflops = json::array(), cold_gflops = json::array();
     for (size_t i = first; i < first + 3; ++i) {
-      Product& p = products[i];
+      const Product& p = products[i];
       openblas_set_num_threads(threads);
       const double own = best_seconds([&] { run_product(p, o, true); });
       openblas_set_num_threads(1);  // as the rest of the program runs it (autograd/cpu/threads.cpp)
       const double pool = best_seconds([&] { run_product(p, o, false); });
       const double cold = cold_seconds(sets, [&](Operands& set) { run_product(p, set, false); });
-      p.own_threads = own < pool;
       const double count = static_cast<double>(p.count);
       flops += p.flops() * count;
       seconds += std::min(own, pool) * count;
@@ -259,20 +257,28 @@ static Operands pass_operands(const std::vector<Product>& products, const Shape6
   return random_operands(sizes, gen);
 }
 
-// The limit once more, in a pass between steps: each product once to bring its operands into
-// cache (the step has pushed them out), then three calls timed together, on our pool's split
-// (OpenBLAS's own threads keep spinning for a while after a call and would slow the next steps).
-// GFLOP/s of all the products together, each weighted by its count.
-static double limit_pass(const std::vector<Product>& products, Operands& o) {
+// The limit once more, in a pass between steps: each product timed both ways, each way once to
+// bring the operands into cache (the step has pushed them out) and then three calls timed
+// together, the faster way counting. GFLOP/s of all the products together, each weighted by its
+// count. OpenBLAS's own threads spin on a core for about 0.1 s after a call (measured here: a
+// whole core for 100 ms, then asleep), so the pass ends with a 150 ms pause before the steps go on.
+static double limit_pass(const std::vector<Product>& products, Operands& o, int threads) {
+  auto three_calls = [&](const Product& p, bool own_threads) {
+    run_product(p, o, own_threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int call = 0; call < 3; ++call) run_product(p, o, own_threads);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 3;
+  };
   double flops = 0, seconds = 0;
   for (const Product& p : products) {
-    run_product(p, o, false);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int call = 0; call < 3; ++call) run_product(p, o, false);
-    const double each = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 3;
+    const double pool = three_calls(p, false);
+    openblas_set_num_threads(threads);
+    const double own = three_calls(p, true);
+    openblas_set_num_threads(1);
     flops += p.flops() * static_cast<double>(p.count);
-    seconds += each * static_cast<double>(p.count);
+    seconds += std::min(own, pool) * static_cast<double>(p.count);
   }
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
   return flops / seconds / 1e9;
 }
 
@@ -397,12 +403,13 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       peak_rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
       if (measure_limit) {
         pass_ops = pass_operands(products, s);
-        limit_pass(products, pass_ops);  // not counted: warms the pass's buffers (the first ran slow now and then)
+        limit_pass(products, pass_ops,
+                   num_threads());  // not counted: warms the pass's buffers (the first ran slow now and then)
       }
       snap0 = cpu_snapshot();
     }
     if (measure_limit && step >= warm && (step - warm) % per_group == 0) {
-      pass_gflops.push_back(limit_pass(products, pass_ops));
+      pass_gflops.push_back(limit_pass(products, pass_ops, num_threads()));
       opt.zero_grad();
       AutocastGuard autocast(precision);
       model.loss(xs[static_cast<size_t>(step)], ys[static_cast<size_t>(step)]).backward();
