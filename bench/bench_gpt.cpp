@@ -33,12 +33,13 @@
 //          call to warm and three timed, the faster way counting; then a 150 ms pause, as
 //          OpenBLAS's threads spin on a core for about 0.1 s after a call); the median of the
 //          passes. "share" = our GFLOP/s / limit, what the targets are judged on. These VMs change
-//          speed by up to 2x for seconds at a time (one product ran 79 and then 168 GFLOP/s
-//          seconds apart), so the limit is measured over the same stretch of time as the steps.
+//          speed by up to 2x for seconds at a time (tiny's forward products ran at 144-160 GFLOP/s
+//          and a minute later at 78-79), so the limit is measured over the same stretch of time
+//          as the steps.
 //   peak   apart, after the steps: each product the best of five 20 ms windows, both ways, the
 //          faster counting. "of peak" = our GFLOP/s / peak: what earlier sessions called the
-//          share. A slow spell during this measurement lowers it (a medium run gave 112% of
-//          peak), a fast one raises it.
+//          share. A slow spell during this measurement lowers it (a medium run gave 106% of
+//          peak and 92% in turn), a fast one raises it.
 // "cold" times the same products on the pool with each call's operands out of cache (the next of
 // several copies, about 64 MiB together), as a step meets them: the products alone then run
 // 5-15% below the limit, which no step can beat without beating OpenBLAS. Context only.
@@ -403,8 +404,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       peak_rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
       if (measure_limit) {
         pass_ops = pass_operands(products, s);
-        limit_pass(products, pass_ops,
-                   num_threads());  // not counted: warms the pass's buffers (the first ran slow now and then)
+        // Not counted: it warms the pass's buffers (in trials the first pass now and then ran slow).
+        limit_pass(products, pass_ops, num_threads());
       }
       snap0 = cpu_snapshot();
     }
