@@ -390,7 +390,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   // leaves them; the losses stay those of the steps alone). The peak RSS is read after the warm-up
   // steps (at least one), before the limit's buffers exist; later steps reuse the same buffers.
   constexpr int kGroups = 10;
-  const int per_group = measure_limit ? (steps + kGroups - 1) / kGroups : steps;
+  const int per_group = (steps + kGroups - 1) / kGroups;  // steps per group
   std::vector<Product> products = step_products(s);
   Operands pass_ops;
   std::vector<double> times, pass_gflops;
