@@ -204,7 +204,8 @@ void matmuls(Registry& r) {
   r.add("matmul", "2-D (3,4) @ batched (2,4,5)", {{{3, 4}}, {{2, 4, 5}}},
         [](const Inputs& x) { return matmul(x[0], x[1]); });
   for (bool with_bias : {true, false})
-    for (const Shape& xs : {Shape{3}, Shape{4, 3}, Shape{2, 4, 3}}) {
+    // (2, 260, 3): 520 rows, enough for linear's panel backward (two chunks of 272 and 248 rows)
+    for (const Shape& xs : {Shape{3}, Shape{4, 3}, Shape{2, 4, 3}, Shape{2, 260, 3}}) {
       std::vector<In> in{{xs}, {{5, 3}}};
       if (with_bias) in.push_back({{5}});
       r.add("matmul", "linear x " + shape_str(xs) + (with_bias ? " with bias" : " without bias"), in,

@@ -46,6 +46,38 @@ TEST_CASE("linear adds dW and db into existing gradients") {
   check_direct_accumulation({w, b}, [&] { return sum(linear(x, w, b) * proj); });
 }
 
+// 520 rows and x wanting its gradient too: linear's panel backward, whose chunk 0 adds into .grad
+TEST_CASE("linear and linear_gelu in the panel backward add dW and db into existing gradients") {
+  for (bool with_gelu : {false, true}) {
+    Generator gen(2);
+    Tensor x = Tensor::randn({2, 260, 6}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor w = Tensor::randn({10, 6}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor b = Tensor::randn({10}, gen, 1.0, DType::f64).requires_grad_();
+    Tensor proj = Tensor::randn({2, 260, 10}, gen, 1.0, DType::f64);
+    INFO("with GELU " << with_gelu);
+    check_direct_accumulation(
+        {x, w, b}, [&] { return sum((with_gelu ? linear_gelu(x, w, b, GeluApprox::tanh) : linear(x, w, b)) * proj); });
+  }
+}
+
+// The panel backward cuts the rows into chunks fixed by the shape, so the thread count does not
+// change a bit of dx, dW or db (here 4 chunks, each added in order whichever thread ran it).
+TEST_CASE("linear's panel backward gives the same bits on 1 and 2 threads") {
+  std::vector<std::vector<double>> grads[2];
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator gen(3);
+    Tensor x = Tensor::randn({4100, 12}, gen, 1.0).requires_grad_();
+    Tensor w = Tensor::randn({20, 12}, gen, 0.3).requires_grad_();
+    Tensor b = Tensor::randn({20}, gen, 1.0).requires_grad_();
+    Tensor dy = Tensor::randn({4100, 20}, gen, 1.0);
+    linear(x, w, b).backward(dy);
+    for (Tensor* t : {&x, &w, &b}) grads[threads - 1].push_back(t->grad().to_vector());
+  }
+  set_num_threads(0);
+  for (size_t i = 0; i < 3; ++i) CHECK(grads[0][i] == grads[1][i]);
+}
+
 TEST_CASE("embedding scatter-adds into an existing gradient") {
   Generator gen(2);
   Tensor w = Tensor::randn({6, 3}, gen, 1.0, DType::f64).requires_grad_();

@@ -162,9 +162,12 @@ TEST_CASE_TEMPLATE("gelu and its gradient match the reference, exact and tanh fo
   }
 }
 
-TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and column blocks", T, float, double) {
-  // (rows, in, out): one small block; row blocks of the split product; column blocks (few rows)
-  for (auto [rows, in, out] : {std::array<int64_t, 3>{5, 7, 9}, {256, 64, 96}, {40, 64, 512}})
+TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and column blocks, panel backward", T, float,
+                   double) {
+  // (rows, in, out): one small block; row blocks of the split product; column blocks (few rows);
+  // then linear's panel backward (512 rows or more): 2 chunks, rows not a multiple of 16; 4 chunks
+  for (auto [rows, in, out] :
+       {std::array<int64_t, 3>{5, 7, 9}, {256, 64, 96}, {40, 64, 512}, {600, 24, 40}, {4200, 16, 24}})
     for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
       const bool tanh_form = approx == GeluApprox::tanh;
       Tensor x = random_tensor<T>({rows, in}, 51).requires_grad_();
