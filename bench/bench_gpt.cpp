@@ -283,21 +283,43 @@ static double limit_pass(const std::vector<Product>& products, Operands& o, int 
   return flops / seconds / 1e9;
 }
 
-// "model name" and the widest SIMD of this machine's first CPU, from /proc/cpuinfo.
-static std::string cpu_description() {
+// "model name" (with its family and model numbers: "AMD EPYC" alone names several generations)
+// and the widest SIMD of this machine's first CPU, from /proc/cpuinfo.
+struct CpuInfo {
+  std::string model = "unknown CPU", family, number, flags;
+  bool has(const char* flag) const { return flags.find(std::string(" ") + flag + " ") != std::string::npos; }
+};
+static CpuInfo read_cpuinfo() {
   std::ifstream in("/proc/cpuinfo");
-  std::string line, model = "unknown CPU", flags;
-  while (std::getline(in, line)) {
-    auto value = [&] { return line.substr(line.find(':') + 2); };
-    if (line.rfind("model name", 0) == 0 && model == "unknown CPU") model = value();
-    if (line.rfind("flags", 0) == 0 && flags.empty()) flags = " " + value() + " ";
+  std::string line;
+  CpuInfo cpu;
+  while (std::getline(in, line) && !line.empty()) {  // the first CPU's block ends at a blank line
+    auto value = [&] { return line.find(':') == std::string::npos ? std::string() : line.substr(line.find(':') + 2); };
+    if (line.rfind("model name", 0) == 0) cpu.model = value();
+    else if (line.rfind("model\t", 0) == 0) cpu.number = value();  // "model\t\t: 2"
+    else if (line.rfind("cpu family", 0) == 0) cpu.family = value();
+    else if (line.rfind("flags", 0) == 0) cpu.flags = " " + value() + " ";
   }
-  std::string simd = flags.find(" avx512f ") != std::string::npos ? "AVX-512"
-                     : flags.find(" avx2 ") != std::string::npos  ? "AVX2"
-                                                                  : "no AVX2";
+  return cpu;
+}
+
+static std::string cpu_description(const CpuInfo& cpu) {
+  const std::string simd = cpu.has("avx512f") ? "AVX-512" : cpu.has("avx2") ? "AVX2" : "no AVX2";
+  const std::string ids = cpu.family.empty() ? "" : " (family " + cpu.family + " model " + cpu.number + ")";
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  return model + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " cores; OpenBLAS kernels " +
-         sf::blas::core_name() + (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
+  return cpu.model + ids + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+         " cores; OpenBLAS kernels " + sf::blas::core_name() +
+         (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
+}
+
+// OPENBLAS_CORETYPE set in the environment to AVX2 (or older) kernels on a CPU with AVX-512: every
+// product then runs on half-width vectors. On a 2-core Zen 5 with OPENBLAS_CORETYPE=Haswell preset,
+// unsetting it (OpenBLAS then chose Cooperlake) made medium's step 1.8x faster (bench/README.md).
+static bool narrow_kernels_forced(const CpuInfo& cpu) {
+  if (!std::getenv("OPENBLAS_CORETYPE") || !(cpu.has("avx512f") && cpu.has("avx512bw") && cpu.has("avx512vl")))
+    return false;
+  const std::string core = sf::blas::core_name();
+  return core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
 }
 
 // `steps` steps with job timing on (autograd/cpu/threads.h), after the timed ones: where each
@@ -545,7 +567,13 @@ int main(int argc, char** argv) {
                     std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") == 0;
   if (with_reference && !have_torch)
     std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch and " << reference << ")\n";
-  std::printf("machine: %s; %d threads\n", cpu_description().c_str(), threads);
+  const CpuInfo cpu = read_cpuinfo();
+  std::printf("machine: %s; %d threads\n", cpu_description(cpu).c_str(), threads);
+  if (narrow_kernels_forced(cpu))
+    std::printf(
+        "note: OPENBLAS_CORETYPE=%s in the environment holds OpenBLAS (ours and the reference's) to "
+        "kernels without AVX-512 on this AVX-512 CPU; unset it to let OpenBLAS choose\n",
+        std::getenv("OPENBLAS_CORETYPE"));
   std::printf("%-7s %-6s %10s %10s %8s %8s %7s %6s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "prec", "ours ms",
               "torch ms", "ratio", "GFLOP/s", "limit", "share", "peak", "of peak", "cold", "of cold", "RSS MB",
               "torchRSS", "targets: share (of peak), ratio");
