@@ -312,16 +312,6 @@ static std::string cpu_description(const CpuInfo& cpu) {
          (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
 }
 
-// OPENBLAS_CORETYPE set in the environment to AVX2 (or older) kernels on a CPU with AVX-512: every
-// product then runs on half-width vectors. On a 2-core Zen 5 with OPENBLAS_CORETYPE=Haswell preset,
-// unsetting it (OpenBLAS then chose Cooperlake) made medium's step 1.8x faster (bench/README.md).
-static bool narrow_kernels_forced(const CpuInfo& cpu) {
-  if (!std::getenv("OPENBLAS_CORETYPE") || !(cpu.has("avx512f") && cpu.has("avx512bw") && cpu.has("avx512vl")))
-    return false;
-  const std::string core = sf::blas::core_name();
-  return core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
-}
-
 // `steps` steps with job timing on (autograd/cpu/threads.h), after the timed ones: where each
 // step's time goes, per label, in ms per step. Printed as a table on stderr, returned as JSON.
 template <class Step>
@@ -569,11 +559,8 @@ int main(int argc, char** argv) {
     std::cerr << "note: PyTorch reference skipped (needs /usr/bin/python3 with torch and " << reference << ")\n";
   const CpuInfo cpu = read_cpuinfo();
   std::printf("machine: %s; %d threads\n", cpu_description(cpu).c_str(), threads);
-  if (narrow_kernels_forced(cpu))
-    std::printf(
-        "note: OPENBLAS_CORETYPE=%s in the environment holds OpenBLAS (ours and the reference's) to "
-        "kernels without AVX-512 on this AVX-512 CPU; unset it to let OpenBLAS choose\n",
-        std::getenv("OPENBLAS_CORETYPE"));
+  if (const std::string note = sf::blas::narrow_kernels_note(); !note.empty())
+    std::printf("note: %s (the reference's too)\n", note.c_str());
   std::printf("%-7s %-6s %10s %10s %8s %8s %7s %6s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "prec", "ours ms",
               "torch ms", "ratio", "GFLOP/s", "limit", "share", "peak", "of peak", "cold", "of cold", "RSS MB",
               "torchRSS", "targets: share (of peak), ratio");

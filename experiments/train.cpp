@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/errors.h"
+#include "autograd/cpu/blas.h"
 #include "autograd/cpu/threads.h"
 #include "experiments/atomic_file.h"
 #include "experiments/checkpoint.h"
@@ -255,6 +256,7 @@ static bool open_run(Run& run, TrainResult& result) {
   out << "  model: " << config.model.type << ", " << format_count(model.num_parameters()) << " parameters, "
       << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd << ", "
       << config.precision.dtype << "\n";
+  if (const std::string note = blas::narrow_kernels_note(); !note.empty()) out << "  note: " << note << "\n";
   if (run.task->micro_batches() > 1)
     out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
         << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";

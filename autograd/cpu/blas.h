@@ -73,6 +73,14 @@ std::string core_name();
 // "Prescott" and the CPU has better: AVX-512 (F, BW, DQ, VL) -> "SkylakeX", AVX2 + FMA ->
 // "Haswell". Never when the user set OPENBLAS_CORETYPE.
 std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma, bool user_set);
+// A one-line note when the user's OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the
+// CPU runs: AVX2 (or older) families on a CPU with AVX-512 (F, BW, DQ, VL). "" otherwise. On a
+// 2-core Zen 5 that presets OPENBLAS_CORETYPE=Haswell, unsetting it (OpenBLAS then chose
+// Cooperlake) made medium's training step about 1.8x faster (bench/README.md). The first form
+// decides from its arguments (`user_value`: the variable, or nullptr when unset); the second asks
+// this process and CPU.
+std::string narrow_kernels_note(const std::string& chosen, const char* user_value, bool avx512);
+std::string narrow_kernels_note();
 // Run first in main(), before any thread or MPI starts: when core_override() for this CPU is not
 // empty, sets OPENBLAS_CORETYPE and re-executes the program (same pid, arguments and the rest of
 // the environment), so OpenBLAS loads again with those kernels. Returns when there is nothing to

@@ -212,6 +212,20 @@ TEST_CASE(
   CHECK(!blas::core_name().empty());
 }
 
+TEST_CASE("OpenBLAS kernels: a note when the user's OPENBLAS_CORETYPE holds an AVX-512 CPU to narrower kernels") {
+  using blas::narrow_kernels_note;
+  const std::string note = narrow_kernels_note("Haswell", "Haswell", true);
+  CHECK(note.find("OPENBLAS_CORETYPE=Haswell holds OpenBLAS to Haswell kernels") == 0);
+  CHECK(note.find('\n') == std::string::npos);  // one line
+  CHECK(!narrow_kernels_note("Zen", "ZEN", true).empty());
+  CHECK(!narrow_kernels_note("Prescott", "Prescott", true).empty());
+  // AVX-512 kernels asked for, nothing set (OpenBLAS chose), or a CPU without AVX-512: no note
+  CHECK(narrow_kernels_note("SkylakeX", "SkylakeX", true).empty());
+  CHECK(narrow_kernels_note("Cooperlake", "Cooperlake", true).empty());
+  CHECK(narrow_kernels_note("Haswell", nullptr, true).empty());
+  CHECK(narrow_kernels_note("Haswell", "Haswell", false).empty());
+}
+
 // Job timing (bench_gpt --breakdown): what a labelled parallel_for adds to the table.
 static const JobTime* find_label(const std::vector<JobTime>& table, const std::string& label) {
   for (const JobTime& t : table)
