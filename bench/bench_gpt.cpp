@@ -560,7 +560,7 @@ int main(int argc, char** argv) {
   const CpuInfo cpu = read_cpuinfo();
   std::printf("machine: %s; %d threads\n", cpu_description(cpu).c_str(), threads);
   if (const std::string note = sf::blas::narrow_kernels_note(); !note.empty())
-    std::printf("note: %s (the reference's too)\n", note.c_str());
+    std::printf("note: %s; the PyTorch reference runs the same kernels\n", note.c_str());
   std::printf("%-7s %-6s %10s %10s %8s %8s %7s %6s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "prec", "ours ms",
               "torch ms", "ratio", "GFLOP/s", "limit", "share", "peak", "of peak", "cold", "of cold", "RSS MB",
               "torchRSS", "targets: share (of peak), ratio");
