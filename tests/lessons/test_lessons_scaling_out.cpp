@@ -19,12 +19,15 @@ TEST_CASE("lesson 18: accumulation is the big batch within float rounding, the r
   ScalingOutResult r = run_lesson_scaling_out(out);
 
   // Step 1-2: the same gradient and the same losses up to the order of float32 additions, while
-  // a step per batch of 4 is another run altogether.
+  // a step per batch of 4 is another run altogether. The bounds are those the lesson prints: 1e-06
+  // for one step's gradient, 1e-05 for twenty steps' losses (rounding compounds from step to step:
+  // 4 x 2 reached 1.03e-06 in a sanitizer build on OpenBLAS's Haswell kernels); the run that steps
+  // every 4 rows differs by 6.28e-02.
   CHECK(r.gradient_elements > 0);
-  CHECK(r.gradient_diff < 1e-5);
+  CHECK(r.gradient_diff < 1e-6);
   REQUIRE(r.big.size() == 20);
-  CHECK(r.accum2_diff < 1e-6);
-  CHECK(r.accum4_diff < 1e-6);
+  CHECK(r.accum2_diff < 1e-5);
+  CHECK(r.accum4_diff < 1e-5);
   CHECK(r.small_diff > 1e-3);
   CHECK(r.big.back() < r.big.front());  // it learns
 
