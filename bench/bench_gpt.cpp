@@ -41,8 +41,9 @@
 //          share. A slow spell during this measurement lowers it (a medium run gave 106% of
 //          peak and 92% in turn), a fast one raises it.
 // "cold" times the same products on the pool with each call's operands out of cache (the next of
-// several copies, about 64 MiB together), as a step meets them: the products alone then run
-// 5-15% below the limit, which no step can beat without beating OpenBLAS. Context only.
+// several copies, about 64 MiB together): the products alone then ran 5-15% below the limit on a
+// Zen 4. Context only, and not a bound: a profile of small's steps found OpenBLAS running at about
+// the limit's rate inside them (bench/README.md, session 16).
 #include <cblas.h>
 #include <sys/resource.h>
 #include <unistd.h>
