@@ -1,11 +1,15 @@
 // threads.cpp: thread counts, and the pool behind parallel_for.
 //
-// The pool: num_threads() - 1 workers plus the calling thread. A job is split into chunks that
-// threads claim one at a time from an atomic counter, the caller included; so when a worker is
-// late (asleep, or its core taken by another process) the caller simply runs that chunk itself
-// instead of waiting for it. Between jobs a worker spins for a short while (a training step calls
-// parallel_for hundreds of times, microseconds apart) and then sleeps on a condition variable, so
-// an idle program costs nothing.
+// The pool: num_threads() - 1 workers plus the calling thread. A job is cut into up to 4 chunks
+// per thread, and each thread owns an equal, contiguous share of them: thread t the t-th share,
+// the caller the first. A thread runs its own chunks in order, then takes whatever the others
+// have not started yet, from the far end of their shares. When the threads keep pace, each runs
+// exactly its share, the same rows of the activations from op to op (its cache holds them); when
+// one falls behind (its core slowed or taken by another process), the free one takes its last
+// chunks instead of waiting for them, and a worker that is asleep loses all of its share to the
+// caller. Chunks are claimed by an atomic flag each. Between jobs a worker spins for a short while
+// (a training step calls parallel_for hundreds of times, microseconds apart) and then sleeps on a
+// condition variable, so an idle program costs nothing.
 //
 // The generation counter is odd while no job is open. A worker enters a job by counting itself
 // in `inside_` and then re-checking the generation; the caller closes the job (generation odd)
@@ -13,6 +17,7 @@
 #include "autograd/cpu/threads.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -48,10 +53,13 @@ static int hardware_threads() {
 
 static thread_local bool t_in_parallel = false;  // inside a chunk: nested calls run inline
 
+// A job is cut into up to kChunksPerThread chunks per thread (at most kMaxChunks in all).
+constexpr int kChunksPerThread = 4, kMaxChunks = 64;
+
 class Pool {
  public:
   explicit Pool(int threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
   }
   ~Pool() {
     stop_.store(true);
@@ -69,14 +77,14 @@ class Pool {
     n_ = n;
     chunks_ = chunks;
     error_ = nullptr;
-    next_.store(0);
+    for (int c = 0; c < chunks; ++c) claimed_[c].store(false);
     done_.store(0);
     generation_.fetch_add(1);    // even: open (sequentially consistent, like every atomic here) ...
     if (sleepers_.load() > 0) {  // ... before we look for sleeping workers
       std::lock_guard<std::mutex> lock(mutex_);
       wake_.notify_all();
     }
-    run_chunks();
+    run_chunks(0);
     const auto wait_start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     for (int spins = 0; done_.load() != chunks_; ++spins) wait_a_little(spins);
     const double waited =
@@ -93,22 +101,34 @@ class Pool {
     else std::this_thread::yield();  // the other thread was descheduled: give the core away
   }
 
-  void run_chunks() {
-    for (int c = next_.fetch_add(1); c < chunks_; c = next_.fetch_add(1)) {
-      int64_t begin = n_ * c / chunks_, end = n_ * (c + 1) / chunks_;
-      t_in_parallel = true;
-      try {
-        (*fn_)(begin, end);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex_);
-        if (!error_) error_ = std::current_exception();
-      }
-      t_in_parallel = false;
-      done_.fetch_add(1);
+  // Thread `self` (the caller is 0) runs the chunks of its own share first, in order, then what
+  // is left of the others' shares, each from its far end.
+  void run_chunks(int self) {
+    const int threads = size();
+    auto share_begin = [&](int t) { return chunks_ * t / threads; };
+    for (int c = share_begin(self); c < share_begin(self + 1); ++c) try_chunk(c);
+    for (int k = 1; k < threads; ++k) {
+      const int t = (self + k) % threads;
+      for (int c = share_begin(t + 1) - 1; c >= share_begin(t); --c) try_chunk(c);
     }
   }
 
-  void work() {
+  // Runs chunk c unless another thread has claimed it.
+  void try_chunk(int c) {
+    if (claimed_[c].load() || claimed_[c].exchange(true)) return;
+    const int64_t begin = n_ * c / chunks_, end = n_ * (c + 1) / chunks_;
+    t_in_parallel = true;
+    try {
+      (*fn_)(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    t_in_parallel = false;
+    done_.fetch_add(1);
+  }
+
+  void work(int self) {
     uint64_t seen = generation_.load();
     for (;;) {
       // Spin about 0.2 ms for an open job we have not seen, then sleep until one is published.
@@ -130,7 +150,7 @@ class Pool {
       uint64_t g = generation_.load();
       seen = g;
       inside_.fetch_add(1);
-      if (g % 2 == 0 && generation_.load() == g) run_chunks();  // an open job, still open: help
+      if (g % 2 == 0 && generation_.load() == g) run_chunks(self);  // an open job, still open: help
       inside_.fetch_sub(1);
     }
   }
@@ -139,7 +159,8 @@ class Pool {
   std::mutex mutex_, error_mutex_;
   std::condition_variable wake_;
   std::atomic<uint64_t> generation_{1};  // odd: no job open
-  std::atomic<int> sleepers_{0}, inside_{0}, next_{0}, done_{0};
+  std::atomic<int> sleepers_{0}, inside_{0}, done_{0};
+  std::array<std::atomic<bool>, kMaxChunks> claimed_{};  // per chunk of the open job: taken
   std::atomic<bool> stop_{false};
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;  // the open job
   int64_t n_ = 0;
@@ -189,7 +210,8 @@ struct CallRun {
 static CallRun run_call(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn, bool timed) {
   Pool& p = pool();
   int64_t chunks = grain > 0 ? n / grain : n;
-  if (chunks > p.size()) chunks = p.size();
+  const int64_t most = std::min<int64_t>(kMaxChunks, int64_t(p.size()) * kChunksPerThread);
+  if (chunks > most) chunks = most;
   if (chunks < 2 || t_in_parallel) {
     fn(0, n);
     return {};

@@ -22,10 +22,13 @@ int num_threads();
 // Reads SF_NUM_THREADS from the environment (if set) and applies it; called by the CLI at start.
 void init_threads_from_env();
 
-// Runs fn(begin, end) over [0, n) split into at most num_threads() contiguous chunks of at least
-// `grain` items; the calling thread runs the first chunk. Small n (below 2 * grain), a single
-// thread, or a call from inside a chunk (nesting) runs fn(0, n) inline. Returns when every chunk
-// is done; an exception thrown by a chunk is rethrown here.
+// Runs fn(begin, end) over [0, n) split into contiguous chunks of at least `grain` items, at most
+// 4 per thread (64 in all); each thread runs its own equal share of them, the calling thread the
+// first, and then takes the chunks a slower thread has not started (threads.cpp). Small n (below
+// 2 * grain), a single thread, or a call from inside a chunk (nesting) runs fn(0, n) inline.
+// Returns when every chunk is done; an exception thrown by a chunk is rethrown here. The result
+// of fn must not depend on where the chunks are cut: that is how any thread count gives the same
+// bits.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
 // The grain for plain elementwise loops: below about this many elements a second thread costs

@@ -1,6 +1,7 @@
 // The thread pool (parallel_for) and the gemm split over it (blas.h), against plain loops.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -40,6 +41,33 @@ TEST_CASE("parallel_for uses a second thread when there is work for two") {
       else std::this_thread::sleep_for(std::chrono::microseconds(200));  // leave chunk 1 to the worker
     });
   CHECK(others.load() > 0);
+}
+
+TEST_CASE("parallel_for cuts a job into at most 4 chunks per thread") {
+  set_num_threads(2);
+  for (auto [n, grain, chunks] : {std::array<int64_t, 3>{1000, 1, 8}, {1000, 200, 5}, {1000, 400, 2}, {3, 1, 3}}) {
+    std::atomic<int> calls{0};
+    parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+      CHECK(end - begin >= grain);
+      calls++;
+    });
+    CHECK_MESSAGE(calls.load() == chunks, "n=" << n << " grain=" << grain);
+  }
+}
+
+TEST_CASE("a thread that falls behind loses the last chunks of its share to the free one") {
+  set_num_threads(2);
+  const std::thread::id me = std::this_thread::get_id();
+  std::array<std::atomic<int>, 8> by_caller{};
+  // 8 chunks: the caller's share is 0-3, the worker's 4-7. The worker takes 100 ms a chunk, the
+  // caller no time: the caller runs its own share, then the worker's from its end (7, 6, 5) while
+  // the worker is still on 4 (or runs 4 as well when the worker never woke up).
+  parallel_for(8, 1, [&](int64_t begin, int64_t end) {
+    CHECK(end == begin + 1);
+    if (std::this_thread::get_id() == me) by_caller[static_cast<size_t>(begin)] = 1;
+    else std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  });
+  for (int c : {0, 1, 2, 3, 5, 6, 7}) CHECK_MESSAGE(by_caller[static_cast<size_t>(c)].load() == 1, "chunk " << c);
 }
 
 TEST_CASE("nested parallel_for runs inline, and one thread means the calling thread only") {
