@@ -12,6 +12,7 @@
 #include "autograd/attention.h"
 #include "autograd/ops.h"
 #include "autograd/cpu/small_gemm.h"
+#include "autograd/cpu/head_gemm.h"
 
 using namespace sf;
 using namespace sf::kernels;
@@ -124,8 +125,9 @@ TEST_CASE("transpose_block equals dst[c][r] = src[r][c] at every size around its
     }
 }
 
-// Attention multiplies heads of D <= 32 with small_gemm and bigger ones with OpenBLAS: both sides
-// of that cut-over, causal over three row blocks of 32 (T = 70), against matmul + masked softmax.
+// Attention multiplies heads of D <= kSmallHeadMaxD (32, or 64 with AVX-512) with small_gemm and
+// bigger ones with OpenBLAS: both sides of that cut-over, causal over three row blocks of 32
+// (T = 70), against matmul + masked softmax.
 TEST_CASE("attention on both sides of the small_gemm cut-over equals the composed version") {
   const int64_t B = 1, H = 2, T = 70;
   std::vector<double> mask(static_cast<size_t>(T * T));
@@ -134,7 +136,7 @@ TEST_CASE("attention on both sides of the small_gemm cut-over equals the compose
   const Tensor causal_mask = Tensor::from_vector(mask, {1, 1, T, T}, DType::f64);
   AttentionOptions opt;
   opt.causal = true;
-  for (int64_t D : {32, 33}) {
+  for (int64_t D : {kSmallHeadMaxD, kSmallHeadMaxD + 1}) {
     CAPTURE(D);
     Generator gen(21);
     Tensor q = Tensor::randn({B, H, T, D}, gen, 1.0, DType::f64).requires_grad_();
