@@ -18,6 +18,7 @@
 #include "autograd/attention.h"
 #include "autograd/cpu/head_gemm.h"
 #include "autograd/cpu/lowp.h"
+#include "autograd/cpu/simd.h"
 #include "autograd/ops.h"
 #include "autograd/reference.h"
 #include "autograd/xtensor.h"
@@ -95,6 +96,25 @@ TEST_CASE_TEMPLATE("softmax and log_softmax match the reference, masked rows inc
     check_close(as_xtensor<T>(log_softmax(finite, -1)), ref::log_softmax(rows_f64(finite)), tolerance<T>(),
                 "log_softmax");
   }
+}
+
+// The row maximum every softmax subtracts (a fold of the SIMD lanes in halves): the largest value
+// put at every position of rows that fill whole vectors, part of one, or several and a tail.
+TEST_CASE_TEMPLATE("simd::row_max finds the largest value wherever it sits", T, float, double) {
+  constexpr int64_t W = xsimd::batch<T>::size;
+  for (int64_t n : {int64_t(1), W - 1, W, W + 1, 2 * W, 3 * W + 5}) {
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<T> row(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) row[static_cast<size_t>(i)] = T(-3) - T(i % 7) / T(8);  // all below -3
+      row[static_cast<size_t>(at)] = T(-2.5);
+      CAPTURE(n);
+      CAPTURE(at);
+      CHECK(simd::row_max(row.data(), n) == T(-2.5));
+    }
+  }
+  const T ninf = -std::numeric_limits<T>::infinity();
+  std::vector<T> masked(static_cast<size_t>(2 * W), ninf);
+  CHECK(simd::row_max(masked.data(), 2 * W) == ninf);  // a fully masked row
 }
 
 TEST_CASE_TEMPLATE("cross_entropy equals NLL of the reference log-softmax, with ignore_index and smoothing", T, float,
