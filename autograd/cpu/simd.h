@@ -47,6 +47,30 @@ inline T row_max(const T* x, int64_t n) {
   return m;
 }
 
+// x[i] = value for i in [from, to), where `to` is `from` rounded up to a whole vector (W values
+// from a multiple of W): done as one vector store of that whole vector, its lanes below `from`
+// kept. A vector load of it right after is then served from the store buffer; after W scalar
+// stores it would wait for them to reach the cache. Any other `to` is filled value by value.
+template <class T>
+inline void fill_vector_tail(T* x, int64_t from, int64_t to, T value) {
+  using B = xsimd::batch<T>;
+  constexpr int64_t W = B::size;
+  const int64_t v0 = from / W * W;
+  if (from >= to) return;
+  if (to != v0 + W) {
+    std::fill(x + from, x + to, value);
+    return;
+  }
+  alignas(64) static constexpr struct Iota {  // lane numbers 0, 1, ..., W - 1
+    T v[W];
+    constexpr Iota() : v{} {
+      for (int64_t i = 0; i < W; ++i) v[i] = T(i);
+    }
+  } iota;
+  const auto below = B::load_aligned(iota.v) < B(T(from - v0));
+  xsimd::select(below, B::load_unaligned(x + v0), B(value)).store_unaligned(x + v0);
+}
+
 // y[i] = exp(x[i] - m); returns the sum of the y[i] (x and y may alias).
 template <class T>
 inline T exp_shifted(const T* x, T* y, int64_t n, T m) {

@@ -117,6 +117,27 @@ TEST_CASE_TEMPLATE("simd::row_max finds the largest value wherever it sits", T, 
   CHECK(simd::row_max(masked.data(), 2 * W) == ninf);  // a fully masked row
 }
 
+// The masked tail of a softmax row, filled as one vector store: the same array as a plain fill,
+// for every start in the first three vectors, up to the next whole vector and (value by value)
+// up to other ends.
+TEST_CASE_TEMPLATE("simd::fill_vector_tail fills exactly the values from its start to its end", T, float, double) {
+  constexpr int64_t W = xsimd::batch<T>::size;
+  const T ninf = -std::numeric_limits<T>::infinity();
+  for (int64_t from = 0; from <= 3 * W; ++from) {
+    const int64_t whole = (from + W - 1) / W * W;
+    for (int64_t to : {whole, from + 1, std::min(from + 2, 4 * W)}) {
+      std::vector<T> got(static_cast<size_t>(4 * W)), want;
+      for (size_t i = 0; i < got.size(); ++i) got[i] = T(i) + T(0.5);
+      want = got;
+      std::fill(want.begin() + from, want.begin() + std::max(from, to), ninf);
+      simd::fill_vector_tail(got.data(), from, to, ninf);
+      CAPTURE(from);
+      CAPTURE(to);
+      CHECK(got == want);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("cross_entropy equals NLL of the reference log-softmax, with ignore_index and smoothing", T, float,
                    double) {
   Tensor logits = random_tensor<T>({6, 11}, 5, 3.0);
