@@ -14,6 +14,8 @@
 #include <limits>
 #include <vector>
 
+#include "autograd/quiet_xsimd.h"  // before any xtensor header: see there
+
 #include <xtensor/xarray.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xsort.hpp>

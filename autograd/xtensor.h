@@ -16,6 +16,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "autograd/quiet_xsimd.h"  // before any xtensor header: see there
+
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 

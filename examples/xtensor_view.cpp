@@ -3,13 +3,13 @@
 // Legend: T time, C channels.
 #include <iostream>
 
+#include "autograd/ops.h"
+#include "autograd/xtensor.h"  // before the xtensor headers (autograd/quiet_xsimd.h says why)
+#include "nn/layers.h"
+
 #include <xtensor/xio.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
-
-#include "autograd/ops.h"
-#include "autograd/xtensor.h"
-#include "nn/layers.h"
 
 int main() {
   sf::manual_seed(0);

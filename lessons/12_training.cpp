@@ -4,6 +4,7 @@
 #include <cmath>
 #include <ostream>
 
+#include "autograd/quiet_xsimd.h"  // before any xtensor header: see there
 #include <xtensor/xmath.hpp>
 #include <xtensor/xtensor.hpp>
 

@@ -3,6 +3,8 @@
 #pragma once
 #include <cmath>
 
+#include "autograd/quiet_xsimd.h"  // before any xtensor header: see there
+
 #include <xtensor/xarray.hpp>
 #include <xtensor/xmath.hpp>
 

@@ -9,10 +9,9 @@
 #pragma once
 #include <cstdint>
 
-#include <xsimd/xsimd.hpp>
-
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/small_gemm.h"
+#include "autograd/quiet_xsimd.h"
 
 namespace sf::kernels {
 

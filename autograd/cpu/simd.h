@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-#include <xsimd/xsimd.hpp>
+
+#include "autograd/quiet_xsimd.h"
 
 namespace sf::simd {
 

@@ -13,7 +13,8 @@
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
-#include <xsimd/xsimd.hpp>
+
+#include "autograd/quiet_xsimd.h"
 
 namespace sf::kernels {
 
