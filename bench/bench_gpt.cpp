@@ -14,7 +14,10 @@
 //            shape's steps alone)
 //            --breakdown (with --shape: after the timed steps, as many steps again with job timing
 //            on, and a table on stderr of where their time went: ms per step for each op's
-//            parallel work, forward and backward apart, and the serial rest)
+//            parallel work, forward and backward apart, and the serial rest; with the limit
+//            measured, then the budget toward the shape's target share: the longest step it
+//            allows, and the step's time beyond its linear products at the limit, split into the
+//            linear layers' own extra, attention and everything else, against what the target allows)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
@@ -51,6 +54,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -352,6 +356,53 @@ static json breakdown(const std::string& name, int steps, Step&& step) {
       {"steps", steps}, {"step_ms", total * per_step}, {"outside_ms_per_step", outside * per_step}, {"rows", rows}};
 }
 
+// Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
+static const std::map<std::string, std::pair<double, double>> kTargets = {
+    {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}};
+
+// With both the limit and the breakdown measured: the longest step the shape's share target
+// allows, and where the step's time beyond its linear products at the limit goes. The FLOPs are
+// nanoGPT's count, which takes attention as the full T x T (causal attention computes about half of
+// it), so the linear products' FLOPs are the step's minus attention's. The breakdown's times are
+// scaled to the timed steps' median (job timing slows every call a little). Printed on stderr,
+// returned as JSON.
+static json budget(const std::string& name, double step_ms, double step_flops, double attention_flops,
+                   double limit_gflops, const json& where) {
+  const double share_target = kTargets.at(name).first;
+  const double target_ms = step_flops / (share_target * limit_gflops * 1e6);
+  const double products_ms = (step_flops - attention_flops) / (limit_gflops * 1e6);  // linear, at the limit
+  const double scale = step_ms / where["step_ms"].get<double>();
+  double linear_ms = 0, attention_ms = 0;
+  for (const json& row : where["rows"]) {
+    const std::string label = row["label"];
+    const double ms = row["ms_per_step"].get<double>() * scale;
+    if (label.rfind("linear", 0) == 0) linear_ms += ms;
+    else if (label.rfind("attention", 0) == 0) attention_ms += ms;
+  }
+  const double rest_ms = step_ms - linear_ms - attention_ms;
+  std::fprintf(stderr,
+               "toward %s's target, %.0f%% of the limit (%.1f GFLOP/s): a step of %.2f ms at most; the median step "
+               "took %.2f ms (%s %.2f ms, %.1f%%)\n",
+               name.c_str(), 100 * share_target, limit_gflops, target_ms, step_ms,
+               step_ms > target_ms ? "to cut" : "spare", std::fabs(step_ms - target_ms),
+               100 * std::fabs(step_ms - target_ms) / step_ms);
+  std::fprintf(stderr, "  %-16s %9.2f ms   (their products at the limit: %.2f ms)\n", "linear layers", linear_ms,
+               products_ms);
+  std::fprintf(stderr, "  %-16s %9.2f ms   (its counted FLOPs at the limit: %.2f ms)\n", "attention", attention_ms,
+               attention_flops / (limit_gflops * 1e6));
+  std::fprintf(stderr, "  %-16s %9.2f ms\n", "everything else", rest_ms);
+  std::fprintf(stderr, "  beyond the linear products at the limit: %.2f ms now, %.2f ms allowed\n",
+               step_ms - products_ms, target_ms - products_ms);
+  return json{{"share_target", share_target},
+              {"target_step_ms", target_ms},
+              {"linear_ms", linear_ms},
+              {"linear_products_at_limit_ms", products_ms},
+              {"attention_ms", attention_ms},
+              {"rest_ms", rest_ms},
+              {"beyond_products_ms", step_ms - products_ms},
+              {"beyond_products_allowed_ms", target_ms - products_ms}};
+}
+
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
                     bool measure_limit, bool with_breakdown) {
   GPTConfig c;
@@ -447,6 +498,9 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   const double peak_gflops = peak["limit_gflops"].get<double>();
   // After the timed steps and the limit: the timing costs a little per call and must not touch them.
   json where = with_breakdown ? breakdown(name, steps, [&](int i) { train_step(warm + i); }) : json();
+  const double attention_flops = 12.0 * s.layers * s.T * s.d * tokens;  // the part of flops_per_token above
+  json toward =
+      with_breakdown && limit > 0 ? budget(name, med * 1e3, step_flops, attention_flops, limit, where) : json();
   return json{
       {"label", name},
       {"framework", "scratchformer"},
@@ -470,7 +524,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       {"peak_rss_mb", peak_rss_mb},
       {"foreign_cpu_cores", foreign},
       {"final_loss", last_loss},
-      {"breakdown", where}};
+      {"breakdown", where},
+      {"budget", toward}};
 }
 
 static bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
@@ -565,9 +620,6 @@ int main(int argc, char** argv) {
   std::printf("%-7s %-6s %10s %10s %8s %8s %7s %6s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "prec", "ours ms",
               "torch ms", "ratio", "GFLOP/s", "limit", "share", "peak", "of peak", "cold", "of cold", "RSS MB",
               "torchRSS", "targets: share (of peak), ratio");
-  // Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
-  const std::map<std::string, std::pair<double, double>> targets = {
-      {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}};
   for (const char* name : {"tiny", "small", "medium"}) {
     const Shape6& s = kShapes.at(name);
     std::string self = "/proc/self/exe";
@@ -610,7 +662,7 @@ int main(int argc, char** argv) {
     double achieved = median(gflops), limit = median(limits), share = limit > 0 ? achieved / limit : 0.0;
     double peak = median(peaks), of_peak = peak > 0 ? achieved / peak : 0.0;
     double cold = median(colds), of_cold = cold > 0 ? achieved / cold : 0.0;
-    auto [share_target, ratio_target] = targets.at(name);
+    auto [share_target, ratio_target] = kTargets.at(name);
     std::string verdict = std::string(share >= share_target ? "met" : "MISSED") + " " +
                           std::to_string(static_cast<int>(share_target * 100)) + "% (" +
                           (of_peak >= share_target ? "met" : "MISSED") + "), " +
