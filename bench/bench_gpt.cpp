@@ -420,7 +420,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   ao.lr = 3e-4;
   AdamW opt(params, ao);
   int64_t n_params = model.num_parameters();
-  int64_t flops_per_token = 6 * (n_params - s.T * s.d) + 12 * s.layers * s.T * s.d;
+  const int64_t attention_flops_per_token = 12 * s.layers * s.T * s.d;  // the full T x T, as nanoGPT counts
+  int64_t flops_per_token = 6 * (n_params - s.T * s.d) + attention_flops_per_token;
 
   // With the limit on, at least one warm-up step (see below).
   const int warm = measure_limit ? std::max(warmup, 1) : warmup, total_steps = warm + steps;
@@ -498,7 +499,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   const double peak_gflops = peak["limit_gflops"].get<double>();
   // After the timed steps and the limit: the timing costs a little per call and must not touch them.
   json where = with_breakdown ? breakdown(name, steps, [&](int i) { train_step(warm + i); }) : json();
-  const double attention_flops = 12.0 * s.layers * s.T * s.d * tokens;  // the part of flops_per_token above
+  const double attention_flops = static_cast<double>(attention_flops_per_token) * tokens;
   json toward =
       with_breakdown && limit > 0 ? budget(name, med * 1e3, step_flops, attention_flops, limit, where) : json();
   return json{
