@@ -1,6 +1,7 @@
 // ops_matmul.cpp: matrix products on BLAS. float32 -> sgemm, float64 -> dgemm; a transpose is a
-// BLAS flag, never a copy. Under fp16/bf16 autocast the inputs and outputs are rounded to the
-// low-precision grid (accumulation stays float32, as on tensor cores).
+// BLAS flag, never a copy. Linear layers with a small weight multiply on the direct kernel of
+// autograd/cpu/small_gemm.h instead (see kSmallWeight). Under fp16/bf16 autocast the inputs and
+// outputs are rounded to the low-precision grid (accumulation stays float32, as on tensor cores).
 #include <algorithm>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "autograd/cpu/gelu.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
+#include "autograd/cpu/small_gemm.h"
 #include "autograd/ops.h"
 #include "autograd/cpu/threads.h"
 
@@ -106,12 +108,38 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
   return x.numel() / std::max<int64_t>(weight.size(1), 1);
 }
 
-// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block: each block's rows of y are
-// set to b and the block's product added (beta 1), then `after(m0, m1, n0, n1)` runs on the block
-// while it is still in cache. One hand-off to the thread pool for all of it.
+// A small weight: at most 2^17 elements (512 KB in float), so W, W^T and a gradient dW stay in a
+// core's L2 cache. Linear layers with such a weight multiply on small_gemm (small_gemm.h), which
+// reads x, W and dy where they are, instead of OpenBLAS, which packs its operands on every call
+// (on bench_gpt's tiny and small shapes, over 9% of a step's samples went to OpenBLAS's packing
+// copies and 3% to copying the bias into y). Larger weights stay on OpenBLAS: with W^T over the
+// L2 cache small_gemm streamed it from L3 for every 8 rows of x (medium's steps ran 7% slower).
+// bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
+// 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
+// ones (Haswell, which this kernel's AVX-512 tiles outrun); medium, whose weights are not small, 1.00.
+constexpr int64_t kSmallWeight = int64_t(1) << 17;
+static bool small_weight(int64_t in, int64_t out) { return in * out <= kSmallWeight; }
+
+// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block, then `after(m0, m1, n0, n1)`
+// runs on each block while it is still in cache. One hand-off to the thread pool for all of it.
+// A small weight is transposed once into W^T (in, out), which small_gemm reads row by row, and the
+// bias is added as each tile of y is stored; otherwise each block's rows of y are set to b and
+// OpenBLAS adds the product (beta 1).
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
+  if (small_weight(in, out)) {
+    thread_local std::vector<T> scratch;  // the calling thread's W^T; kept between calls
+    scratch.resize(static_cast<size_t>(in * out));
+    kernels::transpose_block(out, in, w, in, scratch.data());
+    const T* wt = scratch.data();
+    blas::for_each_gemm_block(rows, out, in, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+      kernels::small_gemm(m1 - m0, n1 - n0, in, T(1), x + m0 * in, in, int64_t(1), wt + n0, out, T(0),
+                          y + m0 * out + n0, out, b ? b + n0 : nullptr);
+      after(m0, m1, n0, n1);
+    });
+    return;
+  }
   blas::for_each_gemm_block(rows, out, in, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
     if (b)
       for (int64_t r = m0; r < m1; ++r) std::copy(b + n0, b + n1, y + r * out + n0);
@@ -124,8 +152,8 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // The backward of a linear layer with a small weight (a gradient dW that stays in a core's cache),
 // in one pass over dy: its rows are cut into `chunks` consecutive chunks (fixed by the shape, one
 // thread on each at a time) and each chunk walks its panels of kPanelRows rows. While a panel of dy
-// is in cache it gives the panel's rows of dx = dy W, adds the panel's dy^T x to the chunk's dW and
-// its column sums to the chunk's db. Done as three passes over the whole batch instead (two
+// is in cache it gives the panel's rows of dx = dy W, adds the panel's dy^T x to the chunk's dW (both
+// on small_gemm, which reads dy^T and W as they lie) and its column sums to the chunk's db. Done as three passes over the whole batch instead (two
 // products and a column sum), dy (4 MB in small's MLP) comes from memory three times; a step of
 // bench_gpt's small shape runs 1-4% faster this way (steps taken in turn, bench/README.md), tiny's
 // up to 1%. Chunk 0 adds into the .grad tensors themselves, the others into scratch that is added
@@ -134,10 +162,10 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // thread's own) so its dpre is never written out.
 constexpr int64_t kPanelRows = 256;
 
-// How many chunks, or 0 when the panel pass does not apply (a weight over 512 KB in float, or
-// fewer rows than two panels): one per 1024 rows, 2 to 8, an even count.
+// How many chunks, or 0 when the panel pass does not apply (not a small weight, or fewer rows
+// than two panels): one per 1024 rows, 2 to 8, an even count.
 static int64_t linear_panel_chunks(int64_t rows, int64_t in, int64_t out) {
-  if (in * out > (int64_t(1) << 17) || rows < 2 * kPanelRows) return 0;
+  if (!small_weight(in, out) || rows < 2 * kPanelRows) return 0;
   const int64_t chunks = std::clamp<int64_t>(rows / 1024, 2, 8);
   return chunks - chunks % 2;
 }
@@ -157,8 +185,8 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
       for (int64_t r0 = c * per_chunk; r0 < std::min(rows, (c + 1) * per_chunk); r0 += kPanelRows) {
         const int64_t r1 = std::min({rows, (c + 1) * per_chunk, r0 + kPanelRows}), n = r1 - r0;
         const T* d = dy_rows(r0, r1);
-        blas::gemm(false, false, n, in, out, T(1), d, out, w, in, T(0), dx + r0 * in, in);   // dx = dy W
-        blas::gemm(true, false, out, in, n, T(1), d, out, x + r0 * in, in, T(1), dw_c, in);  // dW += dy^T x
+        kernels::small_gemm(n, in, out, T(1), d, out, int64_t(1), w, in, T(0), dx + r0 * in, in);    // dx = dy W
+        kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, T(1), dw_c, in);  // dW += dy^T x
         if (db_c)
           for (int64_t r = 0; r < n; ++r)
             for (int64_t j = 0; j < out; ++j) db_c[j] += d[r * out + j];

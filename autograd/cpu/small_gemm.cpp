@@ -32,7 +32,7 @@ constexpr int kTileRows = 6;
 // One tile: C[0..R) x [0..NV * W) from K steps.
 template <int R, int NV, class T>
 inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta, T* C,
-                 int64_t ldc) {
+                 int64_t ldc, const T* bias) {
   using V = xsimd::batch<T>;
   constexpr int64_t W = V::size;
   V acc[R][NV];
@@ -54,6 +54,7 @@ inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const
       T* c = C + r * ldc + v * W;
       V out = va * acc[r][v];
       if (beta != T(0)) out = xsimd::fma(vb, V::load_unaligned(c), out);
+      if (bias) out += V::load_unaligned(bias + v * W);
       out.store_unaligned(c);
     }
 }
@@ -61,7 +62,7 @@ inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const
 // The same for one column j, scalar (the ragged tail of N).
 template <int R, class T>
 inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta, T* C,
-                        int64_t ldc) {
+                        int64_t ldc, const T* bias) {
   T acc[R] = {};
   for (int64_t k = 0; k < K; ++k) {
     const T bk = B[k * ldb];
@@ -70,51 +71,54 @@ inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa
   for (int r = 0; r < R; ++r) {
     T& c = C[r * ldc];
     c = beta != T(0) ? alpha * acc[r] + beta * c : alpha * acc[r];
+    if (bias) c += *bias;
   }
 }
 
 // All of C's columns for R rows.
 template <int R, class T>
 void row_panel(int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta,
-               T* C, int64_t ldc) {
+               T* C, int64_t ldc, const T* bias) {
   constexpr int64_t W = xsimd::batch<T>::size;
+  auto at = [bias](int64_t j) { return bias ? bias + j : nullptr; };
   int64_t j = 0;
-  for (; j + 2 * W <= N; j += 2 * W) tile<R, 2>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc);
-  for (; j + W <= N; j += W) tile<R, 1>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc);
-  for (; j < N; ++j) tile_column<R>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc);
+  for (; j + 2 * W <= N; j += 2 * W) tile<R, 2>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
+  for (; j + W <= N; j += W) tile<R, 1>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
+  for (; j < N; ++j) tile_column<R>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
 }
 
 }  // namespace
 
 template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
-                T beta, T* C, int64_t ldc) {
+                T beta, T* C, int64_t ldc, const T* bias) {
   int64_t m = 0;
   for (; m + kTileRows <= M; m += kTileRows)
-    row_panel<kTileRows>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc);
+    row_panel<kTileRows>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc, bias);
   const T* a = A + m * rsa;
   T* c = C + m * ldc;
   switch (M - m) {  // 0 to kTileRows - 1 rows left
-    case 7: row_panel<7>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 6: row_panel<6>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 5: row_panel<5>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 4: row_panel<4>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 3: row_panel<3>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 2: row_panel<2>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
-    case 1: row_panel<1>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc); break;
+    case 7: row_panel<7>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 6: row_panel<6>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 5: row_panel<5>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 4: row_panel<4>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 3: row_panel<3>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 2: row_panel<2>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
+    case 1: row_panel<1>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
     default: break;
   }
 }
 
 template <class T>
 void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
-                          int64_t ldb, T beta, T* C, int64_t ldc) {
+                          int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
   for (int64_t m = 0; m < M; ++m)
     for (int64_t n = 0; n < N; ++n) {
       T sum = 0;
       for (int64_t k = 0; k < K; ++k) sum += A[m * rsa + k * csa] * B[k * ldb + n];
       T& c = C[m * ldc + n];
       c = beta != T(0) ? alpha * sum + beta * c : alpha * sum;
+      if (bias) c += bias[n];
     }
 }
 
@@ -167,9 +171,9 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
 
 #define SF_SMALL_GEMM(T)                                                                                             \
   template void small_gemm<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, T*,    \
-                              int64_t);                                                                              \
+                              int64_t, const T*);                                                                    \
   template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, \
-                                        T, T*, int64_t);                                                             \
+                                        T, T*, int64_t, const T*);                                                   \
   template void transpose_block<T>(int64_t, int64_t, const T*, int64_t, T*);
 SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)

@@ -1,6 +1,7 @@
-// small_gemm (the direct kernel attention uses for small heads) against its plain triple loop,
-// over many odd sizes: ragged tails in every dimension, A and A^T, strides wider than the
-// matrix, and alpha/beta 0, 1 and other values, in float and double.
+// small_gemm (the direct kernel of attention's small heads and of linear layers with small
+// weights) against its plain triple loop, over many odd sizes: ragged tails in every dimension, A
+// and A^T, strides wider than the matrix, alpha/beta 0, 1 and other values, and a bias, in float
+// and double.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,7 +25,8 @@ namespace {
 // by alpha and add beta c: each result is within (K + 2) eps (|alpha| sum_k |a b| + |beta c|) of
 // the exact value (the recursive-summation bound), so the two differ by at most twice that.
 template <class T>
-void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, int64_t pad, std::mt19937& rng) {
+void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, int64_t pad, std::mt19937& rng,
+                   bool with_bias = false) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   const int64_t rows_a = ta ? K : M, cols_a = ta ? M : K;  // A as stored
   const int64_t lda = cols_a + pad, ldb = N + pad, ldc = N + pad;
@@ -36,10 +38,13 @@ void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, in
   const T nan = std::numeric_limits<T>::quiet_NaN();
   if (beta == T(0))  // beta 0 must not read C: fill it with NaN, which would show up
     for (T& x : C) x = nan;
+  std::vector<T> bias(static_cast<size_t>(N));
+  for (T& x : bias) x = static_cast<T>(u(rng));
+  const T* b = with_bias ? bias.data() : nullptr;
   const int64_t rsa = ta ? 1 : lda, csa = ta ? lda : 1;
   std::vector<T> got = C, want = C;
-  small_gemm(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, got.data(), ldc);
-  small_gemm_reference(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, want.data(), ldc);
+  small_gemm(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, got.data(), ldc, b);
+  small_gemm_reference(M, N, K, alpha, A.data(), rsa, csa, B.data(), ldb, beta, want.data(), ldc, b);
   const double eps = std::numeric_limits<T>::epsilon();
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t n = 0; n < ldc; ++n) {
@@ -49,6 +54,7 @@ void check_product(int64_t M, int64_t N, int64_t K, T alpha, T beta, bool ta, in
         continue;
       }
       double magnitude = beta == T(0) ? 0.0 : std::fabs(double(beta) * double(C[i]));
+      if (b) magnitude += std::fabs(double(b[n]));
       for (int64_t k = 0; k < K; ++k)
         magnitude += std::fabs(double(alpha) * double(A[static_cast<size_t>(m * rsa + k * csa)]) *
                                double(B[static_cast<size_t>(k * ldb + n)]));
@@ -90,6 +96,25 @@ TEST_CASE("small_gemm with every alpha and beta and both layouts at one ragged s
         check_product<float>(13, 27, 19, float(alpha), float(beta), ta, 9, rng);
         check_product<double>(13, 27, 19, alpha, beta, ta, 9, rng);
       }
+}
+
+// The bias of a linear layer, added to every row as each tile is stored: every tile shape (full
+// vectors, one vector, the scalar column tail, ragged rows), with beta 0 (C never read) and 1.
+TEST_CASE("small_gemm with a bias adds it to every row, at every tile shape") {
+  std::mt19937 rng(13);
+  for (int64_t M : {1, 5, 8, 9, 17})
+    for (int64_t N : {1, 7, 16, 17, 33, 65})
+      for (bool ta : {false, true}) {
+        check_product<float>(M, N, 19, 1.0f, 0.0f, ta, 3, rng, true);
+        check_product<float>(M, N, 19, -0.5f, 1.0f, ta, 0, rng, true);
+        check_product<double>(M, N, 23, 1.0, 0.0, ta, 3, rng, true);
+      }
+}
+
+TEST_CASE("small_gemm with a bias and K = 0 gives beta C + bias") {
+  std::vector<double> C = {1, 2, 3, 4}, A(1), B(1), bias = {10, 20};
+  small_gemm(2, 2, 0, 1.0, A.data(), 1, 1, B.data(), 2, 0.5, C.data(), 2, bias.data());
+  CHECK(C == std::vector<double>{10.5, 21, 11.5, 22});
 }
 
 TEST_CASE("small_gemm with K = 0 scales C by beta") {
