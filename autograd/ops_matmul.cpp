@@ -116,7 +116,8 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 // L2 cache small_gemm streamed it from L3 for every 8 rows of x (medium's steps ran 7% slower).
 // bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
 // 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
-// ones (Haswell, which this kernel's AVX-512 tiles outrun); medium, whose weights are not small, 1.00.
+// ones (Haswell, which this kernel's AVX-512 tiles outrun); with this code built for AVX2 too
+// (-march=haswell), tiny 1.05x and small 1.02x; medium, whose weights are not small, 1.00.
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
 static bool small_weight(int64_t in, int64_t out) { return in * out <= kSmallWeight; }
 
