@@ -73,7 +73,7 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
 
 json loop_state_to_json(const LoopState& s) {
   json best = std::isfinite(s.best_val_loss) ? json(s.best_val_loss) : json(nullptr);  // null: none yet
-  return {{"best_val_loss", best}, {"clipped_steps", s.clipped_steps}};
+  return {{"best_val_loss", best}, {"clipped_steps", s.clipped_steps}, {"decay_steps", s.decay_steps}};
 }
 
 LoopState loop_state_from_json(const json& loop) {
@@ -81,6 +81,7 @@ LoopState loop_state_from_json(const json& loop) {
   if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_null())
     s.best_val_loss = loop["best_val_loss"].get<double>();
   s.clipped_steps = loop.value("clipped_steps", int64_t{0});
+  s.decay_steps = loop.value("decay_steps", int64_t{0});
   return s;
 }
 
@@ -113,6 +114,8 @@ static void check_record_fields(const json& record, const std::string& where) {
     throw bad("loop.best_val_loss", "must be a finite number, or null for none yet");
   if (loop.contains("clipped_steps") && !loop["clipped_steps"].is_number_integer())
     throw bad("loop.clipped_steps", "must be an integer");
+  if (loop.contains("decay_steps") && !(loop["decay_steps"].is_number_integer() && loop["decay_steps"] >= 0))
+    throw bad("loop.decay_steps", "must be an integer >= 0");
 }
 
 json read_checkpoint_record(const std::string& record_path) {

@@ -15,6 +15,7 @@ using json = nlohmann::json;
 const std::vector<std::string> kMayChangeOnResume = {
     "train.steps",           "train.threads",   "train.log_interval",       "train.samples",
     "train.sample_tokens",   "train.reference", "train.reference_val_loss", "output.*",
+    "schedule.decay_steps",     // (an explicit choice; left at 0, the run keeps its own: train.cpp)
     "train.grad_accum_steps"};  // (as long as ranks x grad_accum_steps stays: check_resume_world)
 
 static bool may_change_on_resume(const std::string& section, const std::string& key) {

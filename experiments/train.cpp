@@ -157,8 +157,33 @@ struct Run {
 static void save(Run& run, const std::string& name, int64_t step) {
   if (!run.writer()) return;
   save_checkpoint(run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
-                  loop_state_to_json({run.best_val, run.clipped}), run.run_info);
+                  loop_state_to_json({run.best_val, run.clipped, run.schedule.decay_steps}), run.run_info);
   if (name == "last") run.last_saved = step;
+}
+
+// A resumed run keeps the lr schedule it started with. With schedule.decay_steps 0 the decay ends
+// at train.steps, so raising train.steps on resume would stretch the cosine over the new length
+// and the lr would jump back up in the middle of the run. Instead the decay keeps the end it had
+// when the run started (each checkpoint records it; a record from before that has it in its
+// config), and the steps past it stay at min_lr, as in nanoGPT when max_iters > lr_decay_iters.
+// An explicit schedule.decay_steps is the user's choice and wins. Returns the line that says so,
+// or "" when the schedule is simply what this session's config says.
+static std::string keep_decay_steps(Run& run) {
+  if (run.config.schedule.decay_steps != 0) return "";
+  int64_t kept = loop_state_from_json(run.saved_record.at("loop")).decay_steps;
+  if (kept == 0) {  // a record written before the loop state held it
+    const Config then = config_from_json(run.saved_record.at("config"));
+    kept = then.schedule.decay_steps ? then.schedule.decay_steps : then.train.steps;
+  }
+  if (kept == run.schedule.decay_steps) return "";
+  run.schedule.decay_steps = kept;
+  validate(run.schedule);
+  if (run.schedule.kind != ScheduleKind::cosine && run.schedule.kind != ScheduleKind::linear) return "";
+  const std::string steps = std::to_string(run.tc.steps);
+  return "lr schedule: the decay still ends at step " + std::to_string(kept) + " as when the run started (" +
+         (kept < run.tc.steps ? "then min_lr " + fmt("%g", run.config.schedule.min_lr) + " to step " + steps
+                              : "this session stops at step " + steps) +
+         "); to decay over train.steps = " + steps + " instead, resume with --set schedule.decay_steps=" + steps;
 }
 
 // ---- phase 1: open (a fresh run, or resume) ----
@@ -215,6 +240,7 @@ static bool open_run(Run& run, TrainResult& result) {
   run.optimizer = make_optimizer(config.optim, model);
   run.params = model.named_parameters();
   run.schedule = make_schedule(config);
+  const std::string schedule_note = run.options.resume ? keep_decay_steps(run) : "";
   if (run.task->micro_batches() > 1) run.grads.emplace(run.params);
 
   // The run directory: created only now, after everything above succeeded (rank 0).
@@ -257,6 +283,7 @@ static bool open_run(Run& run, TrainResult& result) {
       << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd << ", "
       << config.precision.dtype << "\n";
   if (const std::string note = blas::narrow_kernels_note(); !note.empty()) out << "  note: " << note << "\n";
+  if (!schedule_note.empty()) out << "  " << schedule_note << "\n";
   if (run.task->micro_batches() > 1)
     out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
         << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";
