@@ -52,6 +52,15 @@ void check_resume_config(const Config& config, const json& saved_record_config, 
   }
 }
 
+void check_same_data(const json& record, const std::string& record_path, const std::string& run_name,
+                     const std::string& data_sha256, const std::string& advice) {
+  std::string saved_sha = record.value("run", json::object()).value("data_sha256", "");
+  if (!saved_sha.empty() && saved_sha != data_sha256)
+    throw DataError("data: the training tokens differ from those " + run_name + " was trained on (sha256 " +
+                    data_sha256.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + record_path +
+                    "); the text was changed or replaced: " + advice);
+}
+
 // ---- data parallel ----
 
 // Throws on every rank whose `what` (a config, a data hash) differs from rank 0's, so that a rank

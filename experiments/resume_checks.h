@@ -21,6 +21,11 @@ void check_resume_config(const Config& config, const nlohmann::json& saved_recor
                          const std::string& record_path);
 // The global batch of the checkpoint `record` (its ranks x grad_accum_steps) against this job's.
 void check_resume_world(const Config& config, const nlohmann::json& record, const std::string& record_path);
+// The sha256 of the training tokens now against the one the checkpoint `record` (at
+// `record_path`, of the run `run_name`) was trained on; a record without one is not checked.
+// Throws DataError ending in `advice` (what to do: "resume needs the same data, ...").
+void check_same_data(const nlohmann::json& record, const std::string& record_path, const std::string& run_name,
+                     const std::string& data_sha256, const std::string& advice);
 // Throws on every rank whose `value` (a config, a data hash) differs from rank 0's; one process: nothing.
 void check_same_on_all_ranks(const std::string& name, const std::string& value);
 

@@ -229,13 +229,9 @@ static bool open_run(Run& run, TrainResult& result) {
   run.task = make_task(config, tokenizer, run.ranks);  // data + model (size checked first)
   const std::string data_sha = run.task->data_sha256();
   check_same_on_all_ranks("data", data_sha);
-  if (run.options.resume) {
-    std::string saved_sha = run.saved_record.value("run", json::object()).value("data_sha256", "");
-    if (!saved_sha.empty() && saved_sha != data_sha)
-      throw DataError("data: the training tokens differ from those " + run_dir + " was trained on (sha256 " +
-                      data_sha.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + run.record_path +
-                      "); the text was changed or replaced: resume needs the same data, or start a new run");
-  }
+  if (run.options.resume)
+    check_same_data(run.saved_record, run.record_path, run_dir, data_sha,
+                    "resume needs the same data, or start a new run");
   Module& model = run.task->model();
   run.optimizer = make_optimizer(config.optim, model);
   run.params = model.named_parameters();

@@ -12,6 +12,7 @@
 //     checkpoint, or with the training text replaced
 //   sample after the training text moved                        works (the run folder suffices)
 //   eval after the training text moved                          one line saying the text is needed
+//   eval after the training text was replaced                    refused, as a resume is
 //   a FIFO or a device as data.path                             refused at once (no hang)
 //   sampling a very long text                                   streams, and Ctrl-C stops it
 //   token caches                                                never beside the user's text
@@ -236,10 +237,16 @@ TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sa
     CHECK_MESSAGE(e.path() == text, "left beside the user's text: " << e.path());
   CHECK(!fs::is_empty(tmp.path / "cache" / "tokens"));
 
-  // Replaced by another text with the same characters: refused, naming the data.
+  // Replaced by another text with the same characters: resume and eval refused, naming the data.
   std::ofstream(text) << some_text(true);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=9"}, 120),
                 "data: the training tokens differ from those " + run.string() + " was trained on");
+  check_refused(run_cli({"eval", run.string()}, 120),
+                "data: the training tokens differ from those " + run.string() + " was trained on");
+  check_refused(run_cli({"eval", run.string()}, 120),
+                "eval scores the val split of the text the run was trained on "
+                "(data.path = \"" +
+                    text.string() + "\")");
 
   // Moved away: the run still samples (from any working folder), and eval says what it needs.
   fs::rename(text, tmp.path / "moved.txt");
