@@ -75,13 +75,15 @@ void add_sample_command(CLI::App& app) {
     SavedGPT saved = load_saved_gpt(open_saved_run(a->run), "sample");
     GPT* model = saved.model.get();
     data::Tokenizer* tokenizer = saved.tokenizer.get();
-    std::string prompt = a->prompt.empty() ? "\n" : a->prompt;
     std::vector<int32_t> ids;
-    try {
-      ids = tokenizer->encode(prompt);
-    } catch (const DataError&) {
-      if (!a->prompt.empty()) throw;
-      ids = {0};  // no newline in this vocabulary: start from token 0
+    if (!a->prompt.empty()) {
+      ids = encode_prompt(*tokenizer, a->prompt, a->run);
+    } else {
+      try {
+        ids = tokenizer->encode("\n");
+      } catch (const DataError&) {
+        ids = {0};  // no newline in this vocabulary: start from token 0
+      }
     }
     if (ids.empty()) throw ConfigError("--prompt: encodes to no tokens");
     // Each token is written as soon as it is drawn. A byte-level BPE token can end inside a
