@@ -30,10 +30,18 @@ static std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
+std::string ConfigOrigin::of(const std::string& key) const {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (o->substr(0, o->find('=')) == key) return " from --set " + *o;
+  if (file.empty()) return "";
+  return " in " + file + (run_config ? "; was it edited?" : "");  // (train rewrites it only as allowed)
+}
+
 // Compares the config of this session with the one the checkpoint was trained with. The saved
 // config is read back through config_from_json, so a key added to scratchformer since the run
 // was trained compares as its default (which keeps the old behaviour) instead of as missing.
-void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path) {
+void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path,
+                         const ConfigOrigin& origin) {
   json saved_json;
   try {
     saved_json = config_to_json(config_from_json(saved_record_config));
@@ -45,9 +53,8 @@ void check_resume_config(const Config& config, const json& saved_record_config, 
       const json& saved = saved_json[section][key];
       if (saved != value && !may_change_on_resume(section, key))
         throw ConfigError(section + "." + key + ": differs from the run being resumed (" + saved.dump() + " in " +
-                          record_path + ", now " + value.dump() +
-                          "; was config.json edited?); a resumed run keeps its config except " +
-                          join(kMayChangeOnResume));
+                          record_path + ", now " + value.dump() + origin.of(section + "." + key) +
+                          "); a resumed run keeps its config except " + join(kMayChangeOnResume) + " and description");
     }
   }
 }

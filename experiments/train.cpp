@@ -209,7 +209,7 @@ static bool open_run(Run& run, TrainResult& result) {
       throw CheckpointError(run.record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
                             "/run.json says " + folder_id + "); resume the run it came from");
     if (run_id.empty()) run_id = folder_id;
-    check_resume_config(config, record.at("config"), run.record_path);
+    check_resume_config(config, record.at("config"), run.record_path, run.options.origin);
     check_resume_world(config, record, run.record_path);
     const int64_t at = record.at("step").get<int64_t>();
     if (tc.steps < at)

@@ -206,13 +206,25 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
   train_tiny(run, {"--set", "train.steps=20"});
   train_tiny(twin, {"--set", "train.steps=20"});
 
+  // The refusal names where the new value came from: --set, the config given, or an edited config.json.
+  const std::string differs = "optim.lr: differs from the run being resumed (0.01 in " +
+                              (run / "checkpoints" / "last.json").string() + ", now 0.02";
+  auto before = snapshot(run);
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30", "--set", "optim.lr=0.02"}, 120),
+                differs + " from --set optim.lr=0.02); a resumed run keeps its config except train.steps, ");
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "optim.lr=0.02"}, 120),
+                "train.reference_val_loss, output.*, schedule.decay_steps, train.grad_accum_steps and description");
   json cfg = json::parse(slurp(run / "config.json"));
   cfg["optim"]["lr"] = 0.02;
+  const fs::path given = tmp.path / "given.json";
+  std::ofstream(given) << cfg.dump(2);
+  check_refused(run_cli({"train", given.string(), "--resume", run.string(), "--set", "train.steps=30"}, 120),
+                differs + " in " + given.string() + ")");
+  CHECK(snapshot(run) == before);
   std::ofstream(run / "config.json") << cfg.dump(2);
-  auto before = snapshot(run);
+  before = snapshot(run);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30"}, 120),
-                "optim.lr: differs from the run being resumed (0.01 in " +
-                    (run / "checkpoints" / "last.json").string() + ", now 0.02");
+                differs + " in " + (run / "config.json").string() + "; was it edited?)");
   CHECK(snapshot(run) == before);
 
   // The same config trained twice is two runs: one's checkpoint does not continue the other.
