@@ -8,6 +8,7 @@
 #include "autograd/errors.h"
 #include "data/sha256.h"
 #include "experiments/atomic_file.h"
+#include "experiments/run_dir.h"
 #include "nn/safetensors.h"
 #include "nn/state_dict.h"
 
@@ -184,13 +185,23 @@ void restore_checkpoint(const std::string& record_path, const json& record, Task
 }
 
 std::string find_checkpoint(const std::string& arg, const std::string& prefer) {
-  if (fs::is_regular_file(arg)) return arg;
+  if (fs::is_regular_file(arg)) {
+    // A tensor file beside the record is fine in itself: say it is the wrong file, not a corrupt one.
+    if (fs::path(arg).extension() == ".safetensors")
+      throw CheckpointError(arg +
+                            ": a checkpoint's tensor file, not its record; give the run folder or the .json "
+                            "record beside it (e.g. " +
+                            (fs::path(arg).parent_path() / "last.json").string() + ")");
+    return arg;
+  }
   if (!fs::is_directory(arg)) throw CheckpointError(arg + ": no such run directory or checkpoint record");
   std::string other = prefer == "best" ? "last" : "best";
   for (const std::string& name : {prefer, other}) {
     std::string p = checkpoint_record_path(arg, name);
     if (fs::is_regular_file(p)) return p;
   }
+  if (classify_run_dir(arg) != RunDirKind::run)  // not a run at all, rather than a run without checkpoints
+    throw CheckpointError(arg + ": not a scratchformer run folder (no run.json) and not a checkpoint record");
   throw CheckpointError(arg + ": no checkpoint in this run (expected checkpoints/best.json or checkpoints/last.json)");
 }
 

@@ -407,6 +407,8 @@ static json parse_without_duplicate_keys(const std::string& text) {
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  if (fs::is_directory(path))
+    throw ConfigError("config file " + json_quoted(path) + " is a folder, expected a JSON file");
   if (!fs::is_regular_file(path)) throw ConfigError("config file not found: " + json_quoted(path));
   std::error_code ec;
   if (fs::file_size(path, ec) > kMaxConfigBytes)

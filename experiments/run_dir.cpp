@@ -59,6 +59,7 @@ void check_fresh_run_dir(const std::string& dir, bool overwrite) {
       throw ConfigError("output.run_dir: " + dir + " already holds a run; continue it with --resume " + dir +
                         ", replace it with --set output.overwrite=true, or pick another output.run_dir");
     case RunDirKind::other:
+      if (!fs::is_directory(dir)) throw ConfigError("output.run_dir: " + dir + " is a file, not a folder");
       throw ConfigError("output.run_dir: " + dir + " is not empty and is not a scratchformer run (no run.json); " +
                         "nothing in it was touched; pick a new or empty folder");
   }

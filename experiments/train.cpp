@@ -103,6 +103,7 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 
 Config load_run_config(const std::string& run_dir) {
   std::string path = (fs::path(run_dir) / "config.json").string();
+  if (!fs::exists(run_dir)) throw CheckpointError(run_dir + ": no such run folder");
   if (!fs::is_regular_file(path)) throw CheckpointError(run_dir + ": not a run directory (no config.json)");
   return load_config(path);
 }
