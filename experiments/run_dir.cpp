@@ -93,6 +93,11 @@ RunLock::~RunLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
 }
 
+void check_not_in_use(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(dir) / kLockFile, ec)) RunLock probe(dir);  // released at once
+}
+
 static std::string new_run_id() {
   std::random_device rd;
   char buf[17];

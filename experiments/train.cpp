@@ -225,6 +225,7 @@ static bool open_run(Run& run, TrainResult& result) {
     }
     tokenizer = record.at("tokenizer");  // the saved vocabulary, so token ids mean what they meant
   } else if (run.writer()) {
+    check_not_in_use(run_dir);
     check_fresh_run_dir(run_dir, config.output.overwrite);  // before a download or a long data load
   }
   run.task = make_task(config, tokenizer, run.ranks);  // data + model (size checked first)

@@ -123,9 +123,11 @@ TEST_CASE("two processes in one run folder: the second is refused with the first
   REQUIRE(first > 0);
   REQUIRE(wait_for(run / "metrics.jsonl"));
   const std::string pid = "(pid " + std::to_string(first) + ")";
-  // A second training with overwrite, and a resume: both refused while the first one runs.
+  // A second training (with overwrite or without), and a resume: all refused while the first one
+  // runs, and the fresh ones are told so, not advised to resume or overwrite.
   check_refused(run_cli(train_args(run, {"--set", "output.overwrite=true"}), 120),
                 "is in use by another scratchformer process " + pid);
+  check_refused(run_cli(train_args(run), 120), "is in use by another scratchformer process " + pid);
   REQUIRE(wait_for(run / "checkpoints" / "last.json"));
   check_refused(run_cli({"train", "--resume", run.string()}, 120), "is in use by another scratchformer process " + pid);
   // The first run was not disturbed: SIGTERM stops it cleanly, and its metrics hold one run.
