@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -418,6 +419,19 @@ TEST_CASE("a resume with more steps keeps the lr decay the run started with, unl
   quiet_train(more, resume);
   CHECK(logged_lrs(c).at(21) > 2 * c.schedule.min_lr);
   fs::remove_all(saved);
+}
+
+// The plot's output path is a gnuplot string: an unescaped ' ended it, and the plot was lost.
+TEST_CASE("the loss plot is drawn in a run folder whose path holds a single quote") {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: gnuplot is not installed (scripts/setup.sh installs it)");
+    return;
+  }
+  Config c = tiny_config("it's_plotted");
+  c.train.steps = 10;
+  c.output.plot = true;
+  quiet_train(c);
+  CHECK(fs::exists(fs::path(c.output.run_dir) / "loss.png"));
 }
 
 TEST_CASE("a config that fails leaves no run directory behind") {
