@@ -268,6 +268,7 @@ TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sa
   INFO("sample stderr: " << s.err);
   CHECK(s.exit_code == 0);
   CHECK(s.out.size() >= 40);  // the prompt, 40 characters, a newline
+  CHECK(s.err.rfind((run / "checkpoints" / "last.json").string() + " (step 6)\n", 0) == 0);  // which checkpoint
   check_refused(run_cli({"eval", run.string()}, 120), "eval: scoring the val split needs the run's training text");
 }
 
