@@ -74,7 +74,10 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
 
 json loop_state_to_json(const LoopState& s) {
   json best = std::isfinite(s.best_val_loss) ? json(s.best_val_loss) : json(nullptr);  // null: none yet
-  return {{"best_val_loss", best}, {"clipped_steps", s.clipped_steps}, {"decay_steps", s.decay_steps}};
+  return {{"best_val_loss", best},
+          {"clipped_steps", s.clipped_steps},
+          {"decay_steps", s.decay_steps},
+          {"seconds", s.seconds}};
 }
 
 LoopState loop_state_from_json(const json& loop) {
@@ -83,6 +86,7 @@ LoopState loop_state_from_json(const json& loop) {
     s.best_val_loss = loop["best_val_loss"].get<double>();
   s.clipped_steps = loop.value("clipped_steps", int64_t{0});
   s.decay_steps = loop.value("decay_steps", int64_t{0});
+  s.seconds = loop.value("seconds", 0.0);
   return s;
 }
 
@@ -117,6 +121,8 @@ static void check_record_fields(const json& record, const std::string& where) {
     throw bad("loop.clipped_steps", "must be an integer");
   if (loop.contains("decay_steps") && !(loop["decay_steps"].is_number_integer() && loop["decay_steps"] >= 0))
     throw bad("loop.decay_steps", "must be an integer >= 0");
+  if (loop.contains("seconds") && !(loop["seconds"].is_number() && loop["seconds"].get<double>() >= 0))
+    throw bad("loop.seconds", "must be a number >= 0");
 }
 
 json read_checkpoint_record(const std::string& record_path) {

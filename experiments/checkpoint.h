@@ -37,10 +37,13 @@ namespace sf {
 // from nanoGPT) reads the same way. decay_steps is the step at which the lr schedule's decay ends
 // (schedule.decay_steps, or train.steps when that is 0), pinned when the run starts so that a
 // resume with more steps continues the same schedule; 0: not recorded (a record from before it was).
+// seconds is the training time up to the checkpoint, over all sessions, so that a resumed run's
+// time_s and summary "seconds" go on from there instead of starting again at 0.
 struct LoopState {
   double best_val_loss = INFINITY;
   int64_t clipped_steps = 0;
   int64_t decay_steps = 0;
+  double seconds = 0;
 };
 nlohmann::json loop_state_to_json(const LoopState& s);
 // Reads the "loop" object of a record that read_checkpoint_record has checked.

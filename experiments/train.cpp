@@ -150,6 +150,8 @@ struct Run {
   std::optional<dist::GradientSum> grads;
 
   Clock::time_point wall_start = Clock::now();
+  double earlier_seconds = 0;  // the training time of the sessions before this one (a resume)
+  double seconds_over_all_sessions() const { return earlier_seconds + progress->elapsed(); }
   int64_t start = 0, clipped = 0, last_saved = -1;  // last_saved: the step checkpoint `last` holds
   double best_val = INFINITY;
   bool writer() const { return rank == 0; }
@@ -157,8 +159,10 @@ struct Run {
 
 static void save(Run& run, const std::string& name, int64_t step) {
   if (!run.writer()) return;
-  save_checkpoint(run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
-                  loop_state_to_json({run.best_val, run.clipped, run.schedule.decay_steps}), run.run_info);
+  save_checkpoint(
+      run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
+      loop_state_to_json({run.best_val, run.clipped, run.schedule.decay_steps, run.seconds_over_all_sessions()}),
+      run.run_info);
   if (name == "last") run.last_saved = step;
 }
 
@@ -267,6 +271,7 @@ static bool open_run(Run& run, TrainResult& result) {
     run.start = run.last_saved = run.saved_record.at("step").get<int64_t>();
     run.best_val = loop.best_val_loss;
     run.clipped = loop.clipped_steps;
+    run.earlier_seconds = loop.seconds;
   }
   result.first_step = run.start;
   if (run.writer())
@@ -303,7 +308,7 @@ static void evaluate(Run& run, int64_t step, TrainResult& result) {
   if (run.metrics)
     run.metrics->write({{"kind", "eval"},
                         {"step", step},
-                        {"time_s", run.progress->elapsed()},
+                        {"time_s", run.seconds_over_all_sessions()},
                         {"train_loss", train_loss},
                         {"val_loss", val_loss},
                         {"val_ppl", std::exp(val_loss)}});
@@ -383,7 +388,7 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
   double tok_per_s = tokens / std::max(seconds, 1e-9);
   json row = {{"kind", "train"},
               {"step", step + 1},
-              {"time_s", run.progress->elapsed()},
+              {"time_s", run.seconds_over_all_sessions()},
               {"loss", r.loss},
               {"lr", r.lr},
               {"grad_norm", r.norm},
@@ -467,9 +472,12 @@ static void finish(Run& run, TrainResult& result) {
     if (!report.empty()) out << "  " << report << "\n";
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - run.wall_start).count();
-  summary["seconds"] = result.seconds;
+  summary["seconds"] = run.earlier_seconds + result.seconds;  // the whole run's, not this session's
   atomic_write_file((fs::path(run_dir) / "summary.json").string(), summary.dump(2) + "\n");
-  out << "  wall time " << format_duration(result.seconds) << "\n";
+  out << "  wall time " << format_duration(result.seconds);
+  if (run.earlier_seconds > 0)
+    out << " (" << format_duration(summary["seconds"].get<double>()) << " with the earlier sessions)";
+  out << "\n";
 }
 
 // ---- the loop ----

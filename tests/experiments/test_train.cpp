@@ -434,6 +434,25 @@ TEST_CASE("the loss plot is drawn in a run folder whose path holds a single quot
   CHECK(fs::exists(fs::path(c.output.run_dir) / "loss.png"));
 }
 
+// time_s and summary "seconds" used to start again from 0 in every session of a resumed run.
+TEST_CASE("a resumed run's time_s goes on from where it stopped, and its summary counts every session") {
+  Config c = tiny_config("time_goes_on");
+  TrainOptions stop;
+  stop.stop_after = 15;
+  quiet_train(c, stop);
+  TrainOptions resume;
+  resume.resume = true;
+  quiet_train(c, resume);
+  double before = 0;
+  for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string())) {
+    CAPTURE(row.dump());
+    CHECK(row["time_s"].get<double>() >= before);
+    before = row["time_s"].get<double>();
+  }
+  json summary = json::parse(std::ifstream(fs::path(c.output.run_dir) / "summary.json"));
+  CHECK(summary["seconds"].get<double>() >= before);
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);
