@@ -8,6 +8,7 @@
 #include "autograd/errors.h"
 #include "data/sha256.h"
 #include "experiments/atomic_file.h"
+#include "experiments/run_dir.h"
 #include "nn/safetensors.h"
 #include "nn/state_dict.h"
 
@@ -73,7 +74,10 @@ void save_checkpoint(const std::string& run_dir, const std::string& name, int64_
 
 json loop_state_to_json(const LoopState& s) {
   json best = std::isfinite(s.best_val_loss) ? json(s.best_val_loss) : json(nullptr);  // null: none yet
-  return {{"best_val_loss", best}, {"clipped_steps", s.clipped_steps}};
+  return {{"best_val_loss", best},
+          {"clipped_steps", s.clipped_steps},
+          {"decay_steps", s.decay_steps},
+          {"seconds", s.seconds}};
 }
 
 LoopState loop_state_from_json(const json& loop) {
@@ -81,6 +85,8 @@ LoopState loop_state_from_json(const json& loop) {
   if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_null())
     s.best_val_loss = loop["best_val_loss"].get<double>();
   s.clipped_steps = loop.value("clipped_steps", int64_t{0});
+  s.decay_steps = loop.value("decay_steps", int64_t{0});
+  s.seconds = loop.value("seconds", 0.0);
   return s;
 }
 
@@ -113,6 +119,10 @@ static void check_record_fields(const json& record, const std::string& where) {
     throw bad("loop.best_val_loss", "must be a finite number, or null for none yet");
   if (loop.contains("clipped_steps") && !loop["clipped_steps"].is_number_integer())
     throw bad("loop.clipped_steps", "must be an integer");
+  if (loop.contains("decay_steps") && !(loop["decay_steps"].is_number_integer() && loop["decay_steps"] >= 0))
+    throw bad("loop.decay_steps", "must be an integer >= 0");
+  if (loop.contains("seconds") && !(loop["seconds"].is_number() && loop["seconds"].get<double>() >= 0))
+    throw bad("loop.seconds", "must be a number >= 0");
 }
 
 json read_checkpoint_record(const std::string& record_path) {
@@ -181,13 +191,23 @@ void restore_checkpoint(const std::string& record_path, const json& record, Task
 }
 
 std::string find_checkpoint(const std::string& arg, const std::string& prefer) {
-  if (fs::is_regular_file(arg)) return arg;
+  if (fs::is_regular_file(arg)) {
+    // A tensor file beside the record is fine in itself: say it is the wrong file, not a corrupt one.
+    if (fs::path(arg).extension() == ".safetensors")
+      throw CheckpointError(arg +
+                            ": a checkpoint's tensor file, not its record; give the run folder or the .json "
+                            "record beside it (e.g. " +
+                            (fs::path(arg).parent_path() / "last.json").string() + ")");
+    return arg;
+  }
   if (!fs::is_directory(arg)) throw CheckpointError(arg + ": no such run directory or checkpoint record");
   std::string other = prefer == "best" ? "last" : "best";
   for (const std::string& name : {prefer, other}) {
     std::string p = checkpoint_record_path(arg, name);
     if (fs::is_regular_file(p)) return p;
   }
+  if (classify_run_dir(arg) != RunDirKind::run)  // not a run at all, rather than a run without checkpoints
+    throw CheckpointError(arg + ": not a scratchformer run folder (no run.json) and not a checkpoint record");
   throw CheckpointError(arg + ": no checkpoint in this run (expected checkpoints/best.json or checkpoints/last.json)");
 }
 

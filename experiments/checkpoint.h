@@ -34,10 +34,16 @@ namespace sf {
 // The training loop's own scalars in a record's "loop" object. JSON has no Infinity, so "no finite
 // val loss yet" (best_val_loss = +infinity, before the first evaluation or while every one was
 // NaN/Inf) is written as null and read back as +infinity; a record without the key (converted
-// from nanoGPT) reads the same way.
+// from nanoGPT) reads the same way. decay_steps is the step at which the lr schedule's decay ends
+// (schedule.decay_steps, or train.steps when that is 0), pinned when the run starts so that a
+// resume with more steps continues the same schedule; 0: not recorded (a record from before it was).
+// seconds is the training time up to the checkpoint, over all sessions, so that a resumed run's
+// time_s and summary "seconds" go on from there instead of starting again at 0.
 struct LoopState {
   double best_val_loss = INFINITY;
   int64_t clipped_steps = 0;
+  int64_t decay_steps = 0;
+  double seconds = 0;
 };
 nlohmann::json loop_state_to_json(const LoopState& s);
 // Reads the "loop" object of a record that read_checkpoint_record has checked.

@@ -310,7 +310,9 @@ void validate_config(const Config& c, bool check_files) {
   non_negative("optim.grad_clip", o.grad_clip);
   non_negative("optim.clip_value", o.clip_value);
 
-  // schedule
+  // schedule (train.steps first: the warmup and decay checks compare against it, and a run of 0
+  // steps should be named as what is wrong, not blamed on the warmup)
+  positive("train.steps", c.train.steps);
   const ScheduleConfig& s = c.schedule;
   one_of("schedule.name", s.name, {"constant", "cosine", "linear", "noam"});
   non_negative("schedule.warmup_steps", s.warmup_steps);
@@ -329,7 +331,6 @@ void validate_config(const Config& c, bool check_files) {
 
   // train
   const TrainConfig& t = c.train;
-  positive("train.steps", t.steps);
   positive("train.batch_size", t.batch_size);
   positive("train.grad_accum_steps", t.grad_accum_steps);
   at_most("train.grad_accum_steps", t.grad_accum_steps, 4096);
@@ -406,6 +407,8 @@ static json parse_without_duplicate_keys(const std::string& text) {
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  if (fs::is_directory(path))
+    throw ConfigError("config file " + json_quoted(path) + " is a folder, expected a JSON file");
   if (!fs::is_regular_file(path)) throw ConfigError("config file not found: " + json_quoted(path));
   std::error_code ec;
   if (fs::file_size(path, ec) > kMaxConfigBytes)

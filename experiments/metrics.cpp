@@ -92,12 +92,20 @@ static std::string gnuplot_png_terminal() {
   return "";
 }
 
+// A path as a gnuplot string: single-quoted, where a ' is written twice (a path may hold one, as
+// in "it's"; unescaped, it would end the string and gnuplot would fail on the rest).
+static std::string gnuplot_quoted(const std::string& path) {
+  std::string q = "'";
+  for (char ch : path) q += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return q + "'";
+}
+
 std::string render_gnuplot_png(const std::string& body, const std::string& png_path, int width, int height) {
   std::string terminal = gnuplot_png_terminal();
   if (terminal.empty()) return "no image: gnuplot (with a png terminal) is not installed (apt install gnuplot-nox)";
   std::string tmp = png_path + ".tmp.png";
   std::string script = "set terminal " + terminal + " size " + std::to_string(width) + "," + std::to_string(height) +
-                       "\nset output '" + tmp + "'\n" + body + "\nunset output\n";
+                       "\nset output " + gnuplot_quoted(tmp) + "\n" + body + "\nunset output\n";
   FILE* p = ::popen("gnuplot >/dev/null 2>&1", "w");
   if (!p) return "no image: could not start gnuplot";
   std::fwrite(script.data(), 1, script.size(), p);

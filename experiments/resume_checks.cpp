@@ -15,6 +15,7 @@ using json = nlohmann::json;
 const std::vector<std::string> kMayChangeOnResume = {
     "train.steps",           "train.threads",   "train.log_interval",       "train.samples",
     "train.sample_tokens",   "train.reference", "train.reference_val_loss", "output.*",
+    "schedule.decay_steps",     // (an explicit choice; left at 0, the run keeps its own: train.cpp)
     "train.grad_accum_steps"};  // (as long as ranks x grad_accum_steps stays: check_resume_world)
 
 static bool may_change_on_resume(const std::string& section, const std::string& key) {
@@ -29,10 +30,18 @@ static std::string join(const std::vector<std::string>& items) {
   return s;
 }
 
+std::string ConfigOrigin::of(const std::string& key) const {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (o->substr(0, o->find('=')) == key) return " from --set " + *o;
+  if (file.empty()) return "";
+  return " in " + file + (run_config ? "; was it edited?" : "");  // (train rewrites it only as allowed)
+}
+
 // Compares the config of this session with the one the checkpoint was trained with. The saved
 // config is read back through config_from_json, so a key added to scratchformer since the run
 // was trained compares as its default (which keeps the old behaviour) instead of as missing.
-void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path) {
+void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path,
+                         const ConfigOrigin& origin) {
   json saved_json;
   try {
     saved_json = config_to_json(config_from_json(saved_record_config));
@@ -44,11 +53,19 @@ void check_resume_config(const Config& config, const json& saved_record_config, 
       const json& saved = saved_json[section][key];
       if (saved != value && !may_change_on_resume(section, key))
         throw ConfigError(section + "." + key + ": differs from the run being resumed (" + saved.dump() + " in " +
-                          record_path + ", now " + value.dump() +
-                          "; was config.json edited?); a resumed run keeps its config except " +
-                          join(kMayChangeOnResume));
+                          record_path + ", now " + value.dump() + origin.of(section + "." + key) +
+                          "); a resumed run keeps its config except " + join(kMayChangeOnResume) + " and description");
     }
   }
+}
+
+void check_same_data(const json& record, const std::string& record_path, const std::string& run_name,
+                     const std::string& data_sha256, const std::string& advice) {
+  std::string saved_sha = record.value("run", json::object()).value("data_sha256", "");
+  if (!saved_sha.empty() && saved_sha != data_sha256)
+    throw DataError("data: the training tokens differ from those " + run_name + " was trained on (sha256 " +
+                    data_sha256.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + record_path +
+                    "); the text was changed or replaced: " + advice);
 }
 
 // ---- data parallel ----

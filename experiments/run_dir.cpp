@@ -59,6 +59,7 @@ void check_fresh_run_dir(const std::string& dir, bool overwrite) {
       throw ConfigError("output.run_dir: " + dir + " already holds a run; continue it with --resume " + dir +
                         ", replace it with --set output.overwrite=true, or pick another output.run_dir");
     case RunDirKind::other:
+      if (!fs::is_directory(dir)) throw ConfigError("output.run_dir: " + dir + " is a file, not a folder");
       throw ConfigError("output.run_dir: " + dir + " is not empty and is not a scratchformer run (no run.json); " +
                         "nothing in it was touched; pick a new or empty folder");
   }
@@ -90,6 +91,11 @@ RunLock::RunLock(const std::string& dir) {
 
 RunLock::~RunLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the flock
+}
+
+void check_not_in_use(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(dir) / kLockFile, ec)) RunLock probe(dir);  // released at once
 }
 
 static std::string new_run_id() {

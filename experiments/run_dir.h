@@ -46,6 +46,11 @@ class RunLock {
   int fd_ = -1;
 };
 
+// Refuses, as RunLock would, a folder whose lock another process holds; creates no lock file.
+// A fresh run checks this first, so that a folder being trained is not called merely "a run" with
+// advice (--resume, overwrite) that the lock would then refuse.
+void check_not_in_use(const std::string& dir);
+
 // For a fresh run, after check_fresh_run_dir and with the lock held: checks the folder again (it
 // may have changed while the data loaded), removes an old run's files, and writes RUN/run.json
 // with a new run id, which it returns.

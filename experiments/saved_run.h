@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,11 @@ struct SavedGPT {
   std::unique_ptr<data::Tokenizer> tokenizer;
 };
 SavedGPT load_saved_gpt(const SavedRun& run, const std::string& command);
+
+// `prompt` (the --prompt of sample or inspect) as token ids. A character the run's char tokenizer
+// does not know is a ConfigError naming --prompt, every such character, and the run's vocabulary.
+std::vector<int32_t> encode_prompt(const data::Tokenizer& tokenizer, const std::string& prompt,
+                                   const std::string& run_name);
 
 // The run's task (model, data, evaluation) with the checkpoint's weights. Builds the data, so
 // a text-file run needs its training text.

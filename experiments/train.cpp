@@ -103,6 +103,7 @@ static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
 
 Config load_run_config(const std::string& run_dir) {
   std::string path = (fs::path(run_dir) / "config.json").string();
+  if (!fs::exists(run_dir)) throw CheckpointError(run_dir + ": no such run folder");
   if (!fs::is_regular_file(path)) throw CheckpointError(run_dir + ": not a run directory (no config.json)");
   return load_config(path);
 }
@@ -149,6 +150,8 @@ struct Run {
   std::optional<dist::GradientSum> grads;
 
   Clock::time_point wall_start = Clock::now();
+  double earlier_seconds = 0;  // the training time of the sessions before this one (a resume)
+  double seconds_over_all_sessions() const { return earlier_seconds + progress->elapsed(); }
   int64_t start = 0, clipped = 0, last_saved = -1;  // last_saved: the step checkpoint `last` holds
   double best_val = INFINITY;
   bool writer() const { return rank == 0; }
@@ -156,9 +159,36 @@ struct Run {
 
 static void save(Run& run, const std::string& name, int64_t step) {
   if (!run.writer()) return;
-  save_checkpoint(run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
-                  loop_state_to_json({run.best_val, run.clipped}), run.run_info);
+  save_checkpoint(
+      run.run_dir, name, step, *run.task, *run.optimizer, run.mp, run.config_json,
+      loop_state_to_json({run.best_val, run.clipped, run.schedule.decay_steps, run.seconds_over_all_sessions()}),
+      run.run_info);
   if (name == "last") run.last_saved = step;
+}
+
+// A resumed run keeps the lr schedule it started with. With schedule.decay_steps 0 the decay ends
+// at train.steps, so raising train.steps on resume would stretch the cosine over the new length
+// and the lr would jump back up in the middle of the run. Instead the decay keeps the end it had
+// when the run started (each checkpoint records it; a record from before that has it in its
+// config), and the steps past it stay at min_lr, as in nanoGPT when max_iters > lr_decay_iters.
+// An explicit schedule.decay_steps is the user's choice and wins. Returns the line that says so,
+// or "" when the schedule is simply what this session's config says.
+static std::string keep_decay_steps(Run& run) {
+  if (run.config.schedule.decay_steps != 0) return "";
+  int64_t kept = loop_state_from_json(run.saved_record.at("loop")).decay_steps;
+  if (kept == 0) {  // a record written before the loop state held it
+    const Config then = config_from_json(run.saved_record.at("config"));
+    kept = then.schedule.decay_steps ? then.schedule.decay_steps : then.train.steps;
+  }
+  if (kept == run.schedule.decay_steps) return "";
+  run.schedule.decay_steps = kept;
+  validate(run.schedule);
+  if (run.schedule.kind != ScheduleKind::cosine && run.schedule.kind != ScheduleKind::linear) return "";
+  const std::string steps = std::to_string(run.tc.steps);
+  return "lr schedule: the decay still ends at step " + std::to_string(kept) + " as when the run started (" +
+         (kept < run.tc.steps ? "then min_lr " + fmt("%g", run.config.schedule.min_lr) + " to step " + steps
+                              : "this session stops at step " + steps) +
+         "); to decay over train.steps = " + steps + " instead, resume with --set schedule.decay_steps=" + steps;
 }
 
 // ---- phase 1: open (a fresh run, or resume) ----
@@ -184,7 +214,7 @@ static bool open_run(Run& run, TrainResult& result) {
       throw CheckpointError(run.record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
                             "/run.json says " + folder_id + "); resume the run it came from");
     if (run_id.empty()) run_id = folder_id;
-    check_resume_config(config, record.at("config"), run.record_path);
+    check_resume_config(config, record.at("config"), run.record_path, run.options.origin);
     check_resume_world(config, record, run.record_path);
     const int64_t at = record.at("step").get<int64_t>();
     if (tc.steps < at)
@@ -199,22 +229,20 @@ static bool open_run(Run& run, TrainResult& result) {
     }
     tokenizer = record.at("tokenizer");  // the saved vocabulary, so token ids mean what they meant
   } else if (run.writer()) {
+    check_not_in_use(run_dir);
     check_fresh_run_dir(run_dir, config.output.overwrite);  // before a download or a long data load
   }
   run.task = make_task(config, tokenizer, run.ranks);  // data + model (size checked first)
   const std::string data_sha = run.task->data_sha256();
   check_same_on_all_ranks("data", data_sha);
-  if (run.options.resume) {
-    std::string saved_sha = run.saved_record.value("run", json::object()).value("data_sha256", "");
-    if (!saved_sha.empty() && saved_sha != data_sha)
-      throw DataError("data: the training tokens differ from those " + run_dir + " was trained on (sha256 " +
-                      data_sha.substr(0, 12) + "... now, " + saved_sha.substr(0, 12) + "... in " + run.record_path +
-                      "); the text was changed or replaced: resume needs the same data, or start a new run");
-  }
+  if (run.options.resume)
+    check_same_data(run.saved_record, run.record_path, run_dir, data_sha,
+                    "resume needs the same data, or start a new run");
   Module& model = run.task->model();
   run.optimizer = make_optimizer(config.optim, model);
   run.params = model.named_parameters();
   run.schedule = make_schedule(config);
+  const std::string schedule_note = run.options.resume ? keep_decay_steps(run) : "";
   if (run.task->micro_batches() > 1) run.grads.emplace(run.params);
 
   // The run directory: created only now, after everything above succeeded (rank 0).
@@ -243,6 +271,7 @@ static bool open_run(Run& run, TrainResult& result) {
     run.start = run.last_saved = run.saved_record.at("step").get<int64_t>();
     run.best_val = loop.best_val_loss;
     run.clipped = loop.clipped_steps;
+    run.earlier_seconds = loop.seconds;
   }
   result.first_step = run.start;
   if (run.writer())
@@ -257,6 +286,7 @@ static bool open_run(Run& run, TrainResult& result) {
       << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd << ", "
       << config.precision.dtype << "\n";
   if (const std::string note = blas::narrow_kernels_note(); !note.empty()) out << "  note: " << note << "\n";
+  if (!schedule_note.empty()) out << "  " << schedule_note << "\n";
   if (run.task->micro_batches() > 1)
     out << "  global batch: " << run.task->micro_batches() * tc.batch_size << " = " << run.ranks << " rank(s) x "
         << tc.grad_accum_steps << " micro-batch(es) x " << tc.batch_size << "\n";
@@ -278,7 +308,7 @@ static void evaluate(Run& run, int64_t step, TrainResult& result) {
   if (run.metrics)
     run.metrics->write({{"kind", "eval"},
                         {"step", step},
-                        {"time_s", run.progress->elapsed()},
+                        {"time_s", run.seconds_over_all_sessions()},
                         {"train_loss", train_loss},
                         {"val_loss", val_loss},
                         {"val_ppl", std::exp(val_loss)}});
@@ -358,7 +388,7 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
   double tok_per_s = tokens / std::max(seconds, 1e-9);
   json row = {{"kind", "train"},
               {"step", step + 1},
-              {"time_s", run.progress->elapsed()},
+              {"time_s", run.seconds_over_all_sessions()},
               {"loss", r.loss},
               {"lr", r.lr},
               {"grad_norm", r.norm},
@@ -442,9 +472,12 @@ static void finish(Run& run, TrainResult& result) {
     if (!report.empty()) out << "  " << report << "\n";
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - run.wall_start).count();
-  summary["seconds"] = result.seconds;
+  summary["seconds"] = run.earlier_seconds + result.seconds;  // the whole run's, not this session's
   atomic_write_file((fs::path(run_dir) / "summary.json").string(), summary.dump(2) + "\n");
-  out << "  wall time " << format_duration(result.seconds) << "\n";
+  out << "  wall time " << format_duration(result.seconds);
+  if (run.earlier_seconds > 0)
+    out << " (" << format_duration(summary["seconds"].get<double>()) << " with the earlier sessions)";
+  out << "\n";
 }
 
 // ---- the loop ----

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/config.h"
+#include "experiments/resume_checks.h"
 #include "experiments/task.h"
 
 namespace sf {
@@ -18,6 +19,7 @@ struct TrainOptions {
   bool progress_bar = true;     // a bar when `out` is std::cout on a terminal; log lines otherwise
   bool stop_on_signal = false;  // Ctrl-C (SIGINT) or SIGTERM: finish the current step, save `last`,
                                 // return; a second Ctrl-C aborts at once (the CLI sets this)
+  ConfigOrigin origin;          // where a resumed run's config came from (named when a key changed)
 };
 
 struct TrainResult {

@@ -9,6 +9,7 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/lowp.h"
 #include "experiments/cli/commands.h"
+#include "experiments/resume_checks.h"
 #include "experiments/saved_run.h"
 
 namespace sf {
@@ -31,6 +32,12 @@ void add_eval_command(CLI::App& app) {
                       "`scratchformer sample " +
                       *target + "` works without it");
     std::unique_ptr<Task> task = load_saved_task(run);
+    // Refused, as train --resume refuses it: the numbers would be on other data than the run's, and
+    // a learner would compare them with the run's own as if they were the same measurement.
+    const std::string text = c.data.path.empty() ? "" : " (data.path = \"" + c.data.path + "\")";
+    check_same_data(run.record, run.record_path, *target, task->data_sha256(),
+                    "eval scores the val split of the text the run was trained on" + text +
+                        ": restore that text, or train a new run on this one");
     std::printf("%s (step %lld)\n", run.record_path.c_str(), static_cast<long long>(run.record["step"].get<int64_t>()));
     AutocastGuard autocast(c.precision.dtype == "fp16"   ? Precision::fp16
                            : c.precision.dtype == "bf16" ? Precision::bf16

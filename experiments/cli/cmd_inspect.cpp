@@ -70,7 +70,7 @@ void add_inspect_command(CLI::App& app) {
       SavedGPT saved = load_saved_gpt(run, "inspect");
       GPT* model = saved.model.get();
       data::Tokenizer* tokenizer = saved.tokenizer.get();
-      std::vector<int32_t> ids = tokenizer->encode(a->prompt);
+      std::vector<int32_t> ids = encode_prompt(*tokenizer, a->prompt, a->run);
       std::vector<std::string> labels;
       for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
       maps = attention_maps(*model, ids, labels);

@@ -72,18 +72,24 @@ void add_sample_command(CLI::App& app) {
   cmd->callback([a] {
     // Everything comes from the run folder (config, tokenizer, weights): the training text is
     // not needed, so a run can be sampled after it was moved, or from any working directory.
-    SavedGPT saved = load_saved_gpt(open_saved_run(a->run), "sample");
+    SavedRun run = open_saved_run(a->run);
+    SavedGPT saved = load_saved_gpt(run, "sample");
     GPT* model = saved.model.get();
     data::Tokenizer* tokenizer = saved.tokenizer.get();
-    std::string prompt = a->prompt.empty() ? "\n" : a->prompt;
     std::vector<int32_t> ids;
-    try {
-      ids = tokenizer->encode(prompt);
-    } catch (const DataError&) {
-      if (!a->prompt.empty()) throw;
-      ids = {0};  // no newline in this vocabulary: start from token 0
+    if (!a->prompt.empty()) {
+      ids = encode_prompt(*tokenizer, a->prompt, a->run);
+    } else {
+      try {
+        ids = tokenizer->encode("\n");
+      } catch (const DataError&) {
+        ids = {0};  // no newline in this vocabulary: start from token 0
+      }
     }
     if (ids.empty()) throw ConfigError("--prompt: encodes to no tokens");
+    // Which checkpoint speaks (the best one, which may be older than the last), as eval and inspect
+    // say; on stderr, so that stdout holds only the text.
+    std::cerr << run.record_path << " (step " << run.record["step"].get<int64_t>() << ")\n";
     // Each token is written as soon as it is drawn. A byte-level BPE token can end inside a
     // character: the stream holds such bytes back until the character is complete, so what is
     // printed is always valid UTF-8. Ctrl-C stops after the current token.

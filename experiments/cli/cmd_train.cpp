@@ -50,6 +50,12 @@ void add_train_command(CLI::App& app) {
     if (args->resume.empty() && args->config.empty())
       throw ConfigError("train: give a config file (e.g. configs/default.json) or --resume RUN_DIR");
     options.resume = !args->resume.empty();
+    if (options.resume) {
+      options.origin.run_config = args->config.empty();
+      options.origin.file =
+          options.origin.run_config ? (std::filesystem::path(args->resume) / "config.json").string() : args->config;
+      options.origin.overrides = args->overrides;
+    }
     TrainResult r = train(options.resume ? resume_config(*args) : load_config(args->config, args->overrides), options);
     if (r.stopped_by_signal != 0) set_exit_code(128 + r.stopped_by_signal);
   });

@@ -14,6 +14,7 @@
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/threads.h"
 #include "experiments/cli/commands.h"
+#include "experiments/config.h"
 #include "experiments/distributed.h"
 
 namespace sf {
@@ -30,6 +31,23 @@ static std::string one_line(std::string s) {
 }
 
 static int run(int argc, char** argv);
+
+// A mistyped subcommand ("trian") reaches CLI11 as a stray word, which it reports as "A subcommand
+// is required". Throws a ConfigError naming the word and the closest subcommand instead.
+static void check_subcommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;  // an option such as --help: CLI11's to handle
+  const std::string word = argv[1];
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == word) return;
+    names.push_back(sub->get_name());
+  }
+  const std::string guess = sf::closest_match(word, names);
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw sf::ConfigError("unknown subcommand '" + word + "' (" +
+                        (guess.empty() ? "valid: " + list : "did you mean '" + guess + "'?") + ")");
+}
 
 int main(int argc, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS's own kernels for a CPU it does not know (blas.h)
@@ -64,6 +82,7 @@ static int run(int argc, char** argv) {
 
   try {
     sf::init_threads_from_env();
+    check_subcommand(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version: not an error

@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -357,6 +359,98 @@ TEST_CASE("a run saved before a config key existed resumes: the missing key coun
   TrainOptions resume;
   resume.resume = true;
   CHECK(quiet_train(c, resume).steps_done == c.train.steps);
+}
+
+// The lr of every logged train step (step -> lr) in a run's metrics.jsonl.
+static std::map<int64_t, double> logged_lrs(const Config& c) {
+  std::map<int64_t, double> lrs;
+  for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
+    if (row["kind"] == "train") lrs[row["step"].get<int64_t>()] = row["lr"].get<double>();
+  return lrs;
+}
+
+// With schedule.decay_steps 0 the cosine ends at train.steps. Raising train.steps on resume used to
+// stretch it over the new length: the lr jumped from min_lr back up to about 4x (audit, item 1).
+TEST_CASE("a resume with more steps keeps the lr decay the run started with, unless decay_steps is given") {
+  Config c = tiny_config("keeps_decay");
+  c.train.steps = 20;
+  quiet_train(c);
+  const double end_lr = logged_lrs(c).at(20);
+  Config more = c;
+  more.train.steps = 30;
+  const std::string record = checkpoint_record_path(c.output.run_dir, "last");
+  const json finished = read_checkpoint_record(record);
+  CHECK(finished["loop"]["decay_steps"] == 20);
+  const fs::path saved = fs::path(c.output.run_dir).string() + "_checkpoints";  // to resume step 20 again
+  fs::remove_all(saved);
+  fs::copy(fs::path(c.output.run_dir) / "checkpoints", saved);
+  auto back_to_step_20 = [&](const json& record_json) {
+    fs::remove_all(fs::path(c.output.run_dir) / "checkpoints");
+    fs::copy(saved, fs::path(c.output.run_dir) / "checkpoints");
+    std::ofstream(record) << record_json.dump(1);
+  };
+
+  // The 10 new steps run at min_lr (the cosine has ended), and one line says so and how to choose.
+  TrainOptions resume;
+  resume.resume = true;
+  std::ostringstream log;
+  resume.out = &log;
+  train(more, resume);
+  CHECK(log.str().find("lr schedule: the decay still ends at step 20 as when the run started (then min_lr 0.0003 "
+                       "to step 30); to decay over train.steps = 30 instead, resume with --set "
+                       "schedule.decay_steps=30") != std::string::npos);
+  auto lrs = logged_lrs(c);
+  for (int64_t step = 21; step <= 30; ++step) CHECK(lrs.at(step) == doctest::Approx(c.schedule.min_lr));
+  CHECK(lrs.at(21) < end_lr);  // no jump
+  // The next resume keeps it too, though config.json and the record now say train.steps = 30.
+  CHECK(read_checkpoint_record(record)["loop"]["decay_steps"] == 20);
+
+  // A record from before the loop state held decay_steps: the decay its own config had (20).
+  json old = finished;
+  old["loop"].erase("decay_steps");
+  old.erase("record_sha256");  // (records that old had no checksum either)
+  back_to_step_20(old);
+  quiet_train(more, resume);
+  CHECK(logged_lrs(c).at(21) == doctest::Approx(c.schedule.min_lr));
+
+  // Asked for explicitly, the decay spreads over the new length: the lr rises again at step 21.
+  back_to_step_20(finished);
+  more.schedule.decay_steps = 30;
+  quiet_train(more, resume);
+  CHECK(logged_lrs(c).at(21) > 2 * c.schedule.min_lr);
+  fs::remove_all(saved);
+}
+
+// The plot's output path is a gnuplot string: an unescaped ' ended it, and the plot was lost.
+TEST_CASE("the loss plot is drawn in a run folder whose path holds a single quote") {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: gnuplot is not installed (scripts/setup.sh installs it)");
+    return;
+  }
+  Config c = tiny_config("it's_plotted");
+  c.train.steps = 10;
+  c.output.plot = true;
+  quiet_train(c);
+  CHECK(fs::exists(fs::path(c.output.run_dir) / "loss.png"));
+}
+
+// time_s and summary "seconds" used to start again from 0 in every session of a resumed run.
+TEST_CASE("a resumed run's time_s goes on from where it stopped, and its summary counts every session") {
+  Config c = tiny_config("time_goes_on");
+  TrainOptions stop;
+  stop.stop_after = 15;
+  quiet_train(c, stop);
+  TrainOptions resume;
+  resume.resume = true;
+  quiet_train(c, resume);
+  double before = 0;
+  for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string())) {
+    CAPTURE(row.dump());
+    CHECK(row["time_s"].get<double>() >= before);
+    before = row["time_s"].get<double>();
+  }
+  json summary = json::parse(std::ifstream(fs::path(c.output.run_dir) / "summary.json"));
+  CHECK(summary["seconds"].get<double>() >= before);
 }
 
 TEST_CASE("a config that fails leaves no run directory behind") {

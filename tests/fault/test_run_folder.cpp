@@ -12,6 +12,7 @@
 //     checkpoint, or with the training text replaced
 //   sample after the training text moved                        works (the run folder suffices)
 //   eval after the training text moved                          one line saying the text is needed
+//   eval after the training text was replaced                    refused, as a resume is
 //   a FIFO or a device as data.path                             refused at once (no hang)
 //   sampling a very long text                                   streams, and Ctrl-C stops it
 //   token caches                                                never beside the user's text
@@ -122,9 +123,11 @@ TEST_CASE("two processes in one run folder: the second is refused with the first
   REQUIRE(first > 0);
   REQUIRE(wait_for(run / "metrics.jsonl"));
   const std::string pid = "(pid " + std::to_string(first) + ")";
-  // A second training with overwrite, and a resume: both refused while the first one runs.
+  // A second training (with overwrite or without), and a resume: all refused while the first one
+  // runs, and the fresh ones are told so, not advised to resume or overwrite.
   check_refused(run_cli(train_args(run, {"--set", "output.overwrite=true"}), 120),
                 "is in use by another scratchformer process " + pid);
+  check_refused(run_cli(train_args(run), 120), "is in use by another scratchformer process " + pid);
   REQUIRE(wait_for(run / "checkpoints" / "last.json"));
   check_refused(run_cli({"train", "--resume", run.string()}, 120), "is in use by another scratchformer process " + pid);
   // The first run was not disturbed: SIGTERM stops it cleanly, and its metrics hold one run.
@@ -205,13 +208,25 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
   train_tiny(run, {"--set", "train.steps=20"});
   train_tiny(twin, {"--set", "train.steps=20"});
 
+  // The refusal names where the new value came from: --set, the config given, or an edited config.json.
+  const std::string differs = "optim.lr: differs from the run being resumed (0.01 in " +
+                              (run / "checkpoints" / "last.json").string() + ", now 0.02";
+  auto before = snapshot(run);
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30", "--set", "optim.lr=0.02"}, 120),
+                differs + " from --set optim.lr=0.02); a resumed run keeps its config except train.steps, ");
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "optim.lr=0.02"}, 120),
+                "train.reference_val_loss, output.*, schedule.decay_steps, train.grad_accum_steps and description");
   json cfg = json::parse(slurp(run / "config.json"));
   cfg["optim"]["lr"] = 0.02;
+  const fs::path given = tmp.path / "given.json";
+  std::ofstream(given) << cfg.dump(2);
+  check_refused(run_cli({"train", given.string(), "--resume", run.string(), "--set", "train.steps=30"}, 120),
+                differs + " in " + given.string() + ")");
+  CHECK(snapshot(run) == before);
   std::ofstream(run / "config.json") << cfg.dump(2);
-  auto before = snapshot(run);
+  before = snapshot(run);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=30"}, 120),
-                "optim.lr: differs from the run being resumed (0.01 in " +
-                    (run / "checkpoints" / "last.json").string() + ", now 0.02");
+                differs + " in " + (run / "config.json").string() + "; was it edited?)");
   CHECK(snapshot(run) == before);
 
   // The same config trained twice is two runs: one's checkpoint does not continue the other.
@@ -236,10 +251,16 @@ TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sa
     CHECK_MESSAGE(e.path() == text, "left beside the user's text: " << e.path());
   CHECK(!fs::is_empty(tmp.path / "cache" / "tokens"));
 
-  // Replaced by another text with the same characters: refused, naming the data.
+  // Replaced by another text with the same characters: resume and eval refused, naming the data.
   std::ofstream(text) << some_text(true);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=9"}, 120),
                 "data: the training tokens differ from those " + run.string() + " was trained on");
+  check_refused(run_cli({"eval", run.string()}, 120),
+                "data: the training tokens differ from those " + run.string() + " was trained on");
+  check_refused(run_cli({"eval", run.string()}, 120),
+                "eval scores the val split of the text the run was trained on "
+                "(data.path = \"" +
+                    text.string() + "\")");
 
   // Moved away: the run still samples (from any working folder), and eval says what it needs.
   fs::rename(text, tmp.path / "moved.txt");
@@ -247,6 +268,7 @@ TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sa
   INFO("sample stderr: " << s.err);
   CHECK(s.exit_code == 0);
   CHECK(s.out.size() >= 40);  // the prompt, 40 characters, a newline
+  CHECK(s.err.rfind((run / "checkpoints" / "last.json").string() + " (step 6)\n", 0) == 0);  // which checkpoint
   check_refused(run_cli({"eval", run.string()}, 120), "eval: scoring the val split needs the run's training text");
 }
 
