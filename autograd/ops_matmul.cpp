@@ -109,27 +109,33 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 }
 
 // A small weight: at most 2^17 elements (512 KB in float), so W, W^T and a gradient dW stay in a
-// core's L2 cache. Linear layers with such a weight multiply on small_gemm (small_gemm.h), which
-// reads x, W and dy where they are, instead of OpenBLAS, which packs its operands on every call
-// (on bench_gpt's tiny and small shapes, over 9% of a step's samples went to OpenBLAS's packing
-// copies and 3% to copying the bias into y). Larger weights stay on OpenBLAS: with W^T over the
+// core's L2 cache. Linear layers with such a weight and at least two panels of rows (kPanelRows,
+// below) multiply on small_gemm (small_gemm.h), which reads x, W and dy where they are, instead of
+// OpenBLAS, which packs its operands on every call (on bench_gpt's tiny and small shapes, over 9%
+// of a step's samples went to OpenBLAS's packing copies and 3% to copying the bias into y). Larger weights stay on OpenBLAS: with W^T over the
 // L2 cache small_gemm streamed it from L3 for every 8 rows of x (medium's steps ran 7% slower).
 // bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
 // 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
 // ones (Haswell, which this kernel's AVX-512 tiles outrun); with this code built for AVX2 too
 // (-march=haswell), tiny 1.05x and small 1.02x; medium, whose weights are not small, 1.00.
+// With few rows (generation with the KV cache: one row per sequence) W^T would cost more to make
+// than the product saves, and OpenBLAS keeps them: on small's shape, batch 1 generated 0.58x as
+// many tokens per second with every call on small_gemm (bench_sample).
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
-static bool small_weight(int64_t in, int64_t out) { return in * out <= kSmallWeight; }
+constexpr int64_t kPanelRows = 256;
+static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
+  return in * out <= kSmallWeight && rows >= 2 * kPanelRows;
+}
 
 // y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block, then `after(m0, m1, n0, n1)`
 // runs on each block while it is still in cache. One hand-off to the thread pool for all of it.
-// A small weight is transposed once into W^T (in, out), which small_gemm reads row by row, and the
-// bias is added as each tile of y is stored; otherwise each block's rows of y are set to b and
-// OpenBLAS adds the product (beta 1).
+// On small_gemm (direct_linear), W is transposed once into W^T (in, out), which it reads row by
+// row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
+// to b and OpenBLAS adds the product (beta 1).
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
-  if (small_weight(in, out)) {
+  if (direct_linear(rows, in, out)) {
     thread_local std::vector<T> scratch;  // the calling thread's W^T; kept between calls
     scratch.resize(static_cast<size_t>(in * out));
     kernels::transpose_block(out, in, w, in, scratch.data());
@@ -161,12 +167,11 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
 // at rows [r0, r1) of dy; linear_gelu makes them there from its GELU (into a buffer of the
 // thread's own) so its dpre is never written out.
-constexpr int64_t kPanelRows = 256;
 
 // How many chunks, or 0 when the panel pass does not apply (not a small weight, or fewer rows
-// than two panels): one per 1024 rows, 2 to 8, an even count.
+// than two panels: direct_linear): one per 1024 rows, 2 to 8, an even count.
 static int64_t linear_panel_chunks(int64_t rows, int64_t in, int64_t out) {
-  if (!small_weight(in, out) || rows < 2 * kPanelRows) return 0;
+  if (!direct_linear(rows, in, out)) return 0;
   const int64_t chunks = std::clamp<int64_t>(rows / 1024, 2, 8);
   return chunks - chunks % 2;
 }
