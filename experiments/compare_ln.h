@@ -45,6 +45,14 @@ struct CompareStudy {
 // (e.g. train.steps=100, compare.depths=[4,8]). Throws ConfigError naming the key path.
 CompareStudy load_compare_study(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// Finding 1a's criterion: the last/first layer ratio exceeds `bar` in every seed (a mean over few
+// seeds can pass on the strength of one seed).
+bool grows_in_every_seed(const std::vector<double>& ratios, double bar);
+
+// Finding 1b's criterion: every seed's last/first ratio lies within [1/band, band] ("about flat"
+// by the same bar as 1a's growth, on either side) and below that seed's Post-LN ratio.
+bool flat_in_every_seed(const std::vector<double>& pre_ratios, const std::vector<double>& post_ratios, double band);
+
 // Runs the study and writes the report; progress goes to `log`. Returns the report's path.
 std::string run_compare_study(const CompareStudy& study, std::ostream& log);
 

@@ -141,9 +141,9 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
     out << "  H = " << o.heads[i] << ": prev " << fmt(r.best_prev[i], 3) << ", entropy " << fmt(r.min_entropy[i], 3)
         << "\n";
 
-  heading(out, 4, "The 8 heads of layer 1 over a line", "8 个头（第 1 层）在一行文字上的注意力");
+  heading(out, 4, "The 8 heads of layer 0 over a line", "8 个头（第 0 层）在一行文字上的注意力");
   out << tr(out, "prompt: ", "提示：") << "\"" << o.prompt << "\"\n";
-  draw_attention(out, "25_heads_layer0.png", t.widest_maps, 0, "8 heads, layer 1");
+  draw_attention(out, "25_heads_layer0.png", t.widest_maps, 0, "8 heads");  // the picture adds ", layer 0"
   r.prompt_length = t.widest_maps.length();
   return r;
 }
