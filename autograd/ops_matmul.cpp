@@ -112,8 +112,9 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 // core's L2 cache. Linear layers with such a weight and at least two panels of rows (kPanelRows,
 // below) multiply on small_gemm (small_gemm.h), which reads x, W and dy where they are, instead of
 // OpenBLAS, which packs its operands on every call (on bench_gpt's tiny and small shapes, over 9%
-// of a step's samples went to OpenBLAS's packing copies and 3% to copying the bias into y). Larger weights stay on OpenBLAS: with W^T over the
-// L2 cache small_gemm streamed it from L3 for every 8 rows of x (medium's steps ran 7% slower).
+// of a step's samples went to OpenBLAS's packing copies and 3% to copying the bias into y).
+// Larger weights stay on OpenBLAS: with W^T over the L2 cache small_gemm streamed it from L3 for
+// every 8 rows of x (medium's steps ran 7% slower).
 // bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
 // 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
 // ones (Haswell, which this kernel's AVX-512 tiles outrun); with this code built for AVX2 too
@@ -159,11 +160,11 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // The backward of a linear layer with a small weight (a gradient dW that stays in a core's cache),
 // in one pass over dy: its rows are cut into `chunks` consecutive chunks (fixed by the shape, one
 // thread on each at a time) and each chunk walks its panels of kPanelRows rows. While a panel of dy
-// is in cache it gives the panel's rows of dx = dy W, adds the panel's dy^T x to the chunk's dW (both
-// on small_gemm, which reads dy^T and W as they lie) and its column sums to the chunk's db. Done as three passes over the whole batch instead (two
-// products and a column sum), dy (4 MB in small's MLP) comes from memory three times; a step of
-// bench_gpt's small shape runs 1-4% faster this way (steps taken in turn, bench/README.md), tiny's
-// up to 1%. Chunk 0 adds into the .grad tensors themselves, the others into scratch that is added
+// is in cache it gives the panel's rows of dx = dy W, adds the panel's dy^T x to the chunk's dW
+// (both on small_gemm, which reads dy^T and W as they lie) and its column sums to the chunk's db.
+// Done as three passes over the whole batch instead (two products and a column sum), dy (4 MB in
+// small's MLP) comes from memory three times; a step of bench_gpt's small shape runs 1-4% faster
+// this way (steps taken in turn, bench/README.md), tiny's up to 1%. Chunk 0 adds into the .grad tensors themselves, the others into scratch that is added
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
 // at rows [r0, r1) of dy; linear_gelu makes them there from its GELU (into a buffer of the
 // thread's own) so its dpre is never written out.
