@@ -299,17 +299,22 @@ struct Run {
 
 // ---- the criteria of findings 1a and 1b ----
 
+// One seed's last/first ratio: "grows" above `bar`, "about flat" within [1/band, band]. The report
+// counts the seeds that pass with these too, so its counts and its verdicts cannot disagree.
+static bool grows(double ratio, double bar) { return ratio > bar; }
+static bool about_flat(double ratio, double band) { return ratio >= 1 / band && ratio <= band; }
+
 bool grows_in_every_seed(const std::vector<double>& ratios, double bar) {
   if (ratios.empty()) return false;
   for (double r : ratios)
-    if (!(r > bar)) return false;
+    if (!grows(r, bar)) return false;
   return true;
 }
 
 bool flat_in_every_seed(const std::vector<double>& pre_ratios, const std::vector<double>& post_ratios, double band) {
   if (pre_ratios.empty() || pre_ratios.size() != post_ratios.size()) return false;
   for (size_t k = 0; k < pre_ratios.size(); ++k)
-    if (!(pre_ratios[k] >= 1 / band && pre_ratios[k] <= band && pre_ratios[k] < post_ratios[k])) return false;
+    if (!(about_flat(pre_ratios[k], band) && pre_ratios[k] < post_ratios[k])) return false;
   return true;
 }
 
@@ -615,7 +620,7 @@ class Study {
       return n;
     };
     const int64_t n_seeds = static_cast<int64_t>(seeds.size());
-    const int64_t post_grows = count(post_ratio_s, [&](double r) { return r > bar; });
+    const int64_t post_grows = count(post_ratio_s, [&](double r) { return grows(r, bar); });
     std::string mean_note;
     if (post_ratio.mean > bar && post_grows < n_seeds)
       mean_note = " The mean is above " + num(bar) + " but not every seed is (" + std::to_string(n_seeds - post_grows) +
@@ -629,7 +634,7 @@ class Study {
             "grows with the layer index");
     int64_t below_post = 0;
     for (size_t k = 0; k < seeds.size(); ++k) below_post += pre_ratio_s[k] < post_ratio_s[k];
-    const int64_t pre_flat = count(pre_ratio_s, [&](double r) { return r >= 1 / bar && r <= bar; });
+    const int64_t pre_flat = count(pre_ratio_s, [&](double r) { return about_flat(r, bar); });
     const std::string change = pre_ratio.mean < 1 ? "falls by " + num(100 * (1 - pre_ratio.mean), 2) + " %"
                                                   : "rises by " + num(100 * (pre_ratio.mean - 1), 2) + " %";
     finding("1b",
