@@ -25,9 +25,14 @@ template <class T>
 void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                           int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
 
-// dst (cols, rows), dense = the transpose of src (rows, cols) with rows ld apart. With AVX, float
-// goes in 8 x 8 register tiles (a plain loop at the edges); pure data movement, so the same values.
+// dst (cols, rows) with rows ldd apart = the transpose of src (rows, cols) with rows ld apart. With
+// AVX, float goes in 8 x 8 register tiles (a plain loop at the edges); pure data movement, so the
+// same values. The five-argument form writes dst dense (ldd = rows).
 template <class T>
-void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst);
+void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst, int64_t ldd);
+template <class T>
+void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst) {
+  transpose_block(rows, cols, src, ld, dst, rows);
+}
 
 }  // namespace sf::kernels

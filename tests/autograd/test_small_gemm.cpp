@@ -150,6 +150,28 @@ TEST_CASE("transpose_block equals dst[c][r] = src[r][c] at every size around its
     }
 }
 
+// linear's forward transposes W (out, in) in two halves of its rows, each into its own columns of
+// one W^T (in, out): the destination's rows are then ldd = out apart, not the block's row count.
+TEST_CASE("transpose_block with rows ldd apart in dst: two halves make the whole transpose") {
+  for (int64_t out : {1, 9, 24, 65, 384})
+    for (int64_t in : {1, 8, 13, 128}) {
+      CAPTURE(out);
+      CAPTURE(in);
+      std::vector<float> w(static_cast<size_t>(out * in));
+      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i) * 0.25f + 1.0f;
+      std::vector<float> whole(w.size(), -1.0f), halves(w.size(), -2.0f);
+      transpose_block(out, in, w.data(), in, whole.data());
+      const int64_t half = ((out + 1) / 2 + 7) / 8 * 8;
+      for (int64_t n0 = 0; n0 < out; n0 += half) {
+        const int64_t n1 = std::min(out, n0 + half);
+        transpose_block(n1 - n0, in, w.data() + n0 * in, in, halves.data() + n0, out);
+      }
+      CHECK(halves == whole);
+      CHECK(whole[static_cast<size_t>(out - 1)] ==
+            w[static_cast<size_t>((out - 1) * in)]);  // (0, out - 1) = W[out - 1][0]
+    }
+}
+
 // Attention multiplies heads of D <= kSmallHeadMaxD (32, or 64 with AVX-512) with small_gemm and
 // bigger ones with OpenBLAS: both sides of that cut-over, causal over three row blocks of 32
 // (T = 70), against matmul + masked softmax.
