@@ -425,8 +425,8 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
     row["wait_s"] = run.grads->wait_seconds();
   }
   if (run.metrics) run.metrics->write(row);
-  run.progress->update(
-      {step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
+  run.progress->update({step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0,
+                        tokens, seconds});
 }
 
 // Ctrl-C / SIGTERM on any rank stops every rank after the same step (mpirun forwards signals,
