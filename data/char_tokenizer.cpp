@@ -30,24 +30,30 @@ int32_t CharTokenizer::vocab_size() const { return static_cast<int32_t>(chars_.s
 
 std::vector<int32_t> CharTokenizer::encode(std::string_view text) const {
   std::vector<char32_t> cps = utf8_decode(text, "char tokenizer input");
+  auto id_of = [&](char32_t c) -> int32_t {  // -1 when c is not in the vocabulary
+    if (c < 128) return ascii_[c];
+    auto it = id_of_.find(c);
+    return it == id_of_.end() ? -1 : it->second;
+  };
   std::vector<int32_t> ids(cps.size());
   for (size_t i = 0; i < cps.size(); ++i) {
-    char32_t c = cps[i];
-    int32_t id = -1;
-    if (c < 128) {
-      id = ascii_[c];
-    } else if (auto it = id_of_.find(c); it != id_of_.end()) {
-      id = it->second;
+    ids[i] = id_of(cps[i]);
+    if (ids[i] >= 0) continue;
+    if (use_unk_) {
+      ids[i] = unk_id();
+      continue;
     }
-    if (id < 0) {
-      if (!use_unk_)
-        throw DataError("char tokenizer: character " + describe_code_point(c) + " at position " + std::to_string(i) +
-                        " is not in the vocabulary of " + std::to_string(chars_.size()) +
-                        " characters built from the training text (set \"unk\": true to map "
-                        "unknown characters to <unk>)");
-      id = unk_id();
+    // Without <unk> such text cannot be encoded: name the first few such characters and where.
+    std::string which;
+    size_t count = 0;
+    for (size_t j = i; j < cps.size(); ++j) {
+      if (id_of(cps[j]) >= 0) continue;
+      if (++count <= 5)
+        which += (which.empty() ? "" : ", ") + describe_code_point(cps[j]) + " at position " + std::to_string(j);
     }
-    ids[i] = id;
+    if (count > 5) which += ", and " + std::to_string(count - 5) + " more";
+    throw DataError("char tokenizer: the text contains characters the vocabulary does not have: " + which +
+                    " (the vocabulary is the " + std::to_string(chars_.size()) + " characters of the training text)");
   }
   return ids;
 }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "experiments/atomic_file.h"
 #include "experiments/lm_data.h"
 #include "experiments/metrics.h"
+#include "experiments/run_dir.h"
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "nn/gpt.h"
@@ -333,10 +335,17 @@ class Study {
         L(base.model.n_layer),
         log_(log),
         t0_(std::chrono::steady_clock::now()) {
-    if (fs::exists(dir / "report.md") && !base.output.overwrite)
-      throw ConfigError("output.run_dir: " + dir.string() +
-                        " already holds a report; use --set output.overwrite=true or another run_dir");
-    fs::create_directories(dir);
+    // The study's folder follows the run-folder rules (run_dir.h): new, empty or an old study
+    // (with output.overwrite), one writer.
+    check_not_in_use(dir.string());
+    check_fresh_study_dir(dir.string(), base.output.overwrite);
+    try {
+      fs::create_directories(dir);
+    } catch (const fs::filesystem_error& e) {
+      throw Error("output.run_dir: cannot create " + dir.string() + " (" + e.code().message() + ")");
+    }
+    lock_.emplace(dir.string());
+    start_fresh_study(dir.string(), base.output.overwrite);
     for (int64_t k = 0; k < o.seeds; ++k) seeds.push_back(base.train.seed + k);
     lrs = {base.optim.lr};
     for (double lr : o.lrs)
@@ -793,6 +802,7 @@ class Study {
   std::vector<std::string> notes;  // diverged runs, plotting problems
   std::ostream& log_;
   std::chrono::steady_clock::time_point t0_;
+  std::optional<RunLock> lock_;  // one writer in the study's folder, for as long as it runs
 
   // Phases 1-3, per seed and as mean ± sd over the seeds.
   std::vector<std::vector<double>> post_grad_s, pre_grad_s;  // [seed][layer] FFN W2 gradient norm

@@ -406,6 +406,22 @@ static json parse_without_duplicate_keys(const std::string& text) {
   return json::parse(text, check);
 }
 
+// Where the value a ConfigError `message` ("model.foo: unknown key ...") names came from: the last
+// --set of that key (or of its section, for an unknown section), else the config file. Said first
+// in the message, so that a learner edits the right place.
+static std::string error_origin(const std::string& message, const std::string& path,
+                                const std::vector<std::string>& overrides) {
+  const std::string key = message.substr(0, message.find(": "));
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+    const size_t eq = o->find('='), dot = o->find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot > eq) continue;
+    const std::string section = printable(o->substr(0, dot));
+    if (key == section + "." + printable(o->substr(dot + 1, eq - dot - 1)) || key == section)
+      return "--set " + printable(*o);
+  }
+  return printable(path);
+}
+
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {
   if (fs::is_directory(path))
     throw ConfigError("config file " + json_quoted(path) + " is a folder, expected a JSON file");
@@ -434,7 +450,7 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
     Config c = config_from_json(j);
     validate_config(c);
     return c;
-  } catch (const ConfigError& e) { throw ConfigError(printable(path) + ": " + e.what()); }
+  } catch (const ConfigError& e) { throw ConfigError(error_origin(e.what(), path, overrides) + ": " + e.what()); }
 }
 
 // ---- documentation ----

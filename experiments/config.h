@@ -272,7 +272,8 @@ void apply_override(nlohmann::json& j, const std::string& assignment);
 void validate_config(const Config& c, bool check_files = true);
 
 // Reads a JSON file, applies the overrides in order, fills the structs and validates.
-// Errors name the file: "configs/x.json: optim.lr: must be > 0, got -1". A key given twice in
+// Errors name where the value came from: "configs/x.json: optim.lr: must be > 0, got -1", or
+// "--set optim.lr=-1: optim.lr: must be > 0, got -1" when a --set gave it. A key given twice in
 // one JSON object is an error (JSON parsers differ on which one wins; we do not guess).
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 inline constexpr uintmax_t kMaxConfigBytes = 1 << 20;  // 1 MiB: a config is a few hundred bytes

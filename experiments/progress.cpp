@@ -64,9 +64,12 @@ std::string Progress::eta(int64_t step) const {
 }
 
 void Progress::update(const StepReport& r) {
+  interval_tokens_ += r.tokens;
+  interval_seconds_ += r.seconds;
+  const double tokens_per_sec = interval_seconds_ > 0 ? interval_tokens_ / interval_seconds_ : r.tokens_per_sec;
   char stats[200];
   std::snprintf(stats, sizeof stats, "loss %.4f | lr %.2e | norm %.3f | %s tok/s", r.loss, r.lr, r.grad_norm,
-                format_si(r.tokens_per_sec).c_str());
+                format_si(tokens_per_sec).c_str());
   std::string scale;
   if (r.loss_scale > 0) scale = " | scale " + format_si(r.loss_scale);
   if (terminal_) {
@@ -86,6 +89,7 @@ void Progress::update(const StepReport& r) {
   std::snprintf(head, sizeof head, "step %lld/%lld | ", (long long)r.step, (long long)total_);
   out_ << head << stats << scale << " | " << format_duration(elapsed()) << " elapsed, ETA " << eta(r.step) << "\n"
        << std::flush;
+  interval_tokens_ = interval_seconds_ = 0;
 }
 
 void Progress::line(const std::string& text) {

@@ -16,8 +16,11 @@ struct StepReport {
   double loss = 0;
   double lr = 0;
   double grad_norm = 0;
-  double tokens_per_sec = 0;
-  double loss_scale = 0;  // 0: not shown (no loss scaling)
+  double tokens_per_sec = 0;  // this step's rate, shown when `seconds` is not given
+  double loss_scale = 0;      // 0: not shown (no loss scaling)
+  // The step's tokens and seconds: when given, the rate shown is over all the steps since the last
+  // log line (a plain line shows its interval's rate, not the rate of the one step it lands on).
+  double tokens = 0, seconds = 0;
 };
 
 // "1h02m", "3m05s", "12s"
@@ -53,6 +56,7 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   std::vector<double> segment_costs_;  // empty: every step costs the same
   int64_t segment_steps_ = 0;
+  double interval_tokens_ = 0, interval_seconds_ = 0;  // since the last log line
 };
 
 }  // namespace sf

@@ -26,6 +26,15 @@ const std::vector<std::string> kRunFiles = {"run.json",      "config.json", "tok
 static const char* kMarker = "run.json";
 static const char* kLockFile = ".lock";
 
+// A folder that is not one of ours: empty (nothing but our lock file) or other.
+static RunDirKind empty_or_other(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != kLockFile) return RunDirKind::other;
+  if (ec) return RunDirKind::other;  // cannot even list it: not ours to write into
+  return RunDirKind::empty;
+}
+
 RunDirKind classify_run_dir(const std::string& dir) {
   std::error_code ec;
   fs::file_status st = fs::status(dir, ec);
@@ -34,10 +43,7 @@ RunDirKind classify_run_dir(const std::string& dir) {
   if (fs::is_regular_file(fs::path(dir) / kMarker, ec)) return RunDirKind::run;
   if (fs::is_regular_file(fs::path(dir) / "config.json", ec) && fs::is_directory(fs::path(dir) / "checkpoints", ec))
     return RunDirKind::run;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename() != kLockFile) return RunDirKind::other;
-  if (ec) return RunDirKind::other;  // cannot even list it: not ours to write into
-  return RunDirKind::empty;
+  return empty_or_other(dir);
 }
 
 std::string read_run_id(const std::string& dir) {
@@ -117,6 +123,52 @@ std::string start_fresh_run(const std::string& dir, bool overwrite) {
   json marker = {{"format", "scratchformer run"}, {"version", 1}, {"run_id", id}};
   atomic_write_file((fs::path(dir) / kMarker).string(), marker.dump(2) + "\n");
   return id;
+}
+
+// ---- a comparison study's folder ----
+
+const std::vector<std::string> kStudyFiles = {
+    "study.json",      "report.md",        "runs",          "grad_norms.csv", "depth.csv",   "hidden_norms.csv",
+    "runs.csv",        "curves.csv",       "grad_norms.gp", "grad_norms.png", "depth.gp",    "depth.png",
+    "hidden_norms.gp", "hidden_norms.png", "curves.gp",     "curves.png",     "lr_sweep.gp", "lr_sweep.png"};
+static const char* kStudyMarker = "study.json";
+
+RunDirKind classify_study_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) return RunDirKind::absent;
+  if (!fs::is_directory(st)) return RunDirKind::other;
+  if (fs::is_regular_file(fs::path(dir) / kStudyMarker, ec)) return RunDirKind::run;
+  if (fs::is_regular_file(fs::path(dir) / "report.md", ec) && fs::is_regular_file(fs::path(dir) / "grad_norms.csv", ec))
+    return RunDirKind::run;  // a study written before study.json
+  return empty_or_other(dir);
+}
+
+void check_fresh_study_dir(const std::string& dir, bool overwrite) {
+  switch (classify_study_dir(dir)) {
+    case RunDirKind::absent:
+    case RunDirKind::empty: return;
+    case RunDirKind::run:
+      if (overwrite) return;
+      throw ConfigError("output.run_dir: " + dir + " already holds a compare study; replace it with --set " +
+                        "output.overwrite=true, or pick another output.run_dir");
+    case RunDirKind::other:
+      if (!fs::is_directory(dir)) throw ConfigError("output.run_dir: " + dir + " is a file, not a folder");
+      throw ConfigError("output.run_dir: " + dir + " is not empty and is not a compare study (no study.json); " +
+                        "nothing in it was touched; pick a new or empty folder");
+  }
+}
+
+void start_fresh_study(const std::string& dir, bool overwrite) {
+  check_fresh_study_dir(dir, overwrite);
+  try {
+    // study.json (first in the list) goes last: a crash half-way still leaves a recognisable study.
+    for (auto f = kStudyFiles.rbegin(); f != kStudyFiles.rend(); ++f) fs::remove_all(fs::path(dir) / *f);
+  } catch (const fs::filesystem_error& e) {
+    throw Error("output.run_dir: cannot clear the old study in " + dir + " (" + e.code().message() + ")");
+  }
+  json marker = {{"format", "scratchformer compare study"}, {"version", 1}};
+  atomic_write_file((fs::path(dir) / kStudyMarker).string(), marker.dump(2) + "\n");
 }
 
 }  // namespace sf

@@ -9,6 +9,8 @@
 //                               with the holder's pid. The lock ends with the process, even on
 //                               kill -9, so a crash never leaves a stale lock.
 //   only our files              overwrite removes the files a run writes (kRunFiles), nothing else.
+//
+// A comparison study's folder (scratchformer compare) follows the same rules (end of this file).
 #pragma once
 #include <string>
 #include <vector>
@@ -55,5 +57,24 @@ void check_not_in_use(const std::string& dir);
 // may have changed while the data loaded), removes an old run's files, and writes RUN/run.json
 // with a new run id, which it returns.
 std::string start_fresh_run(const std::string& dir, bool overwrite);
+
+// ---- a comparison study's folder (scratchformer compare): the same rules ----
+// A study folder is marked by DIR/study.json (a study written before the marker: report.md and
+// grad_norms.csv). A fresh study goes into a new or empty folder, or replaces a study with
+// output.overwrite; any other folder, a training run's too, is refused and nothing in it touched.
+// The study holds RunLock on DIR/.lock while it runs, as train does.
+
+// The files and folders a study writes into its folder (what overwrite may remove).
+extern const std::vector<std::string> kStudyFiles;
+
+// `run` here means "a study".
+RunDirKind classify_study_dir(const std::string& dir);
+
+// Refuses (ConfigError naming output.run_dir) a study into `dir` unless it is absent, empty, or a
+// study and `overwrite` is set. Touches nothing.
+void check_fresh_study_dir(const std::string& dir, bool overwrite);
+
+// With the lock held: checks the folder again, removes an old study's files, writes DIR/study.json.
+void start_fresh_study(const std::string& dir, bool overwrite);
 
 }  // namespace sf

@@ -191,6 +191,27 @@ static std::string keep_decay_steps(Run& run) {
          "); to decay over train.steps = " + steps + " instead, resume with --set schedule.decay_steps=" + steps;
 }
 
+// Whether the run in run_dir got its final report at `step`: finish() writes summary.json last,
+// with the step count it ended at. A run stopped (Ctrl-C, stop_after) exactly at its train.steps
+// has none yet, so a resume with that many steps only finishes it (evaluation, plot, summary).
+static bool finished_at(const std::string& run_dir, int64_t step) {
+  const fs::path path = fs::path(run_dir) / "summary.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  const json summary = json::parse(read_whole_file(path.string()), nullptr, false);
+  return summary.is_object() && summary.value("steps", int64_t{-1}) == step;
+}
+
+// The val loss of the evaluation at `step` in metrics.jsonl (NaN when there is none).
+static double recorded_val_loss(const std::string& jsonl_path, int64_t step) {
+  for (const json& row : read_metrics(jsonl_path)) {
+    const json val_loss = row.value("val_loss", json());
+    if (row.value("kind", "") == "eval" && row.value("step", int64_t{-1}) == step && val_loss.is_number())
+      return val_loss.get<double>();
+  }
+  return NAN;
+}
+
 // ---- phase 1: open (a fresh run, or resume) ----
 // Checks everything, builds data + model, and only then creates the run folder. Returns false
 // when a resumed run is already finished (nothing is touched then).
@@ -221,7 +242,7 @@ static bool open_run(Run& run, TrainResult& result) {
       throw ConfigError("train.steps: " + std::to_string(tc.steps) + " is below the step " + run_dir +
                         " has reached (" + std::to_string(at) +
                         "); a run cannot go back (to train further, give more steps)");
-    if (tc.steps == at) {  // nothing to do, and nothing is touched
+    if (tc.steps == at && finished_at(run_dir, at)) {  // nothing to do, and nothing is touched
       run.out << run_dir << " is finished (step " << at << "/" << tc.steps << "); to train further, resume with "
               << "--set train.steps=N where N > " << at << "\n";
       result.first_step = result.steps_done = at;
@@ -404,8 +425,8 @@ static void log_step(Run& run, int64_t step, const StepOutcome& r, double second
     row["wait_s"] = run.grads->wait_seconds();
   }
   if (run.metrics) run.metrics->write(row);
-  run.progress->update(
-      {step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0});
+  run.progress->update({step + 1, r.loss, r.lr, r.norm, tok_per_s, run.mp.scaler().enabled() ? r.stats.loss_scale : 0.0,
+                        tokens, seconds});
 }
 
 // Ctrl-C / SIGTERM on any rank stops every rank after the same step (mpirun forwards signals,
@@ -497,9 +518,14 @@ TrainResult train(const Config& config, const TrainOptions& options) {
     const bool final_step = step == tc.steps;
 
     // -- evaluate and checkpoint (at step 0, every eval_interval steps, and at the end) --
-    if ((step % tc.eval_interval == 0 || final_step) && !(options.resume && step == run.start)) {
+    // (A resumed run starts at a step whose checkpoint was saved after that step's evaluation, if
+    // it had one; a run stopped exactly at its last step had none, and gets it now.)
+    const bool evaluated_before = options.resume && step == run.start && step % tc.eval_interval == 0;
+    if ((step % tc.eval_interval == 0 || final_step) && !evaluated_before) {
       evaluate(run, step, result);
       if (config.output.checkpoint_interval == 0 && step > 0) save(run, "last", step);
+    } else if (final_step && run.metrics) {  // stopped on an evaluation at its last step: that one is final
+      result.val_loss = recorded_val_loss(run.metrics->jsonl_path(), step);
     }
     if (config.output.checkpoint_interval > 0 && step > run.start &&
         (step % config.output.checkpoint_interval == 0 || final_step))

@@ -9,6 +9,7 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/lowp.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/number_options.h"
 #include "experiments/resume_checks.h"
 #include "experiments/saved_run.h"
 
@@ -21,7 +22,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("run", *target, "a run directory (uses checkpoints/best.json, else last.json) or a checkpoint .json")
       ->required();
   cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000}));
+      ->check(whole_number_in(0, 1000000));
   cmd->callback([target, iters] {
     SavedRun run = open_saved_run(*target);
     const Config& c = run.config;

@@ -2,16 +2,36 @@
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
 // the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/).
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "autograd/errors.h"
 #include "exercises/check/checker.h"
 #include "experiments/cli/commands.h"
 
 namespace sf {
+
+// The checks run the exercises compiled into this binary. An exercises/NN_name.cpp saved after the
+// binary was built is not what they would check: refuse (ConfigError) instead of a stale verdict.
+static void check_built_after_edits(const std::string& which) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_time_type built = fs::last_write_time("/proc/self/exe", ec);
+  if (ec) return;
+  const exercise::Exercise* only = which == "all" ? nullptr : &exercise::find_exercise(which);
+  for (const exercise::Exercise& e : exercise::all_exercises()) {
+    if (only != nullptr && &e != only) continue;
+    const fs::path file = fs::path(SF_EXERCISES_DIR) / (e.file + ".cpp");
+    const fs::file_time_type edited = fs::last_write_time(file, ec);
+    if (!ec && edited > built)
+      throw ConfigError("exercises/" + e.file + ".cpp was saved after scratchformer was built, and the check runs " +
+                        "the copy compiled into it; rebuild first: cmake --build build");
+  }
+}
 
 void add_exercise_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("exercise",
@@ -24,7 +44,10 @@ void add_exercise_command(CLI::App& app) {
   check->add_option("which", *which, "an exercise number (1, 2, ...) or all")->required();
 
   list->callback([] { exercise::print_list(std::cout); });
-  check->callback([which] { set_exit_code(exercise::print_check(*which, std::cout)); });
+  check->callback([which] {
+    check_built_after_edits(*which);
+    set_exit_code(exercise::print_check(*which, std::cout));
+  });
   cmd->callback([cmd] {
     if (cmd->get_subcommands().empty()) exercise::print_list(std::cout);  // `exercise` alone
   });

@@ -42,6 +42,7 @@ void add_inspect_command(CLI::App& app) {
     const std::string& record_path = run.record_path;
     AttentionMaps maps;
     std::string report;  // printed after the maps
+    std::string title;   // of the HTML page
     if (is_seq2seq_dataset(c.data.dataset)) {
       // Encoder-decoder: the decoder's cross-attention on held-out examples (generated from the
       // config, so the run folder is all it needs), and where it looks.
@@ -51,6 +52,7 @@ void add_inspect_command(CLI::App& app) {
       std::unique_ptr<Task> task = load_saved_task(run);
       CrossAttentionReport r = cross_attention_report(*task, 64);
       maps = r.first;
+      title = "cross-attention of " + a->run + " on its first held-out example";
       std::ostringstream text;
       text << "cross-attention (decoder queries, encoder keys) of the first held-out example is drawn below.\n";
       if (r.alignment.empty()) {
@@ -74,6 +76,7 @@ void add_inspect_command(CLI::App& app) {
       std::vector<std::string> labels;
       for (int32_t id : ids) labels.push_back(token_label(tokenizer->decode({id})));
       maps = attention_maps(*model, ids, labels);
+      title = "attention of " + a->run + " over \"" + a->prompt + "\"";
       report =
           "head roles (mean attention on the previous token, the first token, earlier copies of the "
           "current token; row entropy in nats):\n" +
@@ -96,8 +99,7 @@ void add_inspect_command(CLI::App& app) {
       std::cout << (note.empty() ? png : note) << "\n";
     }
     atomic_write_file((out / "attention.json").string(), attention_json(maps) + "\n");
-    atomic_write_file((out / "attention.html").string(),
-                      attention_html(maps, "attention of " + a->run + " over \"" + a->prompt + "\""));
+    atomic_write_file((out / "attention.html").string(), attention_html(maps, title));
     std::cout << (out / "attention.html").string() << " (open it in a browser: choose a layer, hover a token)\n";
   });
 }

@@ -11,6 +11,7 @@
 #include "data/tokenizer.h"
 #include "data/utf8.h"
 #include "experiments/cli/commands.h"
+#include "experiments/cli/number_options.h"
 #include "experiments/saved_run.h"
 #include "experiments/stop_signal.h"
 #include "nn/gpt.h"
@@ -26,24 +27,6 @@ struct SampleArgs {
 };
 }  // namespace
 
-// CLI11's Range lets NaN through (every comparison with NaN is false): refuse it by name.
-static CLI::Validator finite_in(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& text) -> std::string {
-        double v = 0;
-        try {
-          size_t used = 0;
-          v = std::stod(text, &used);
-          if (used != text.size()) return "expected a number, got " + text;
-        } catch (const std::exception&) { return "expected a number, got " + text; }
-        if (!std::isfinite(v) || v < lo || v > hi)
-          return "must be a finite number in [" + CLI::detail::to_string(lo) + ", " + CLI::detail::to_string(hi) +
-                 "], got " + text;
-        return "";
-      },
-      "", "finite");
-}
-
 void add_sample_command(CLI::App& app) {
   auto a = std::make_shared<SampleArgs>();
   auto* cmd = app.add_subcommand("sample",
@@ -56,19 +39,19 @@ void add_sample_command(CLI::App& app) {
       ->check(finite_in(0.0, 100.0));
   cmd->add_option("--top-k", a->o.top_k, "sample among the k most likely tokens only; 0 = all")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 31));
+      ->check(whole_number_in(0, int64_t{1} << 31));
   cmd->add_option("--top-p", a->o.top_p, "nucleus: the smallest set of tokens with probability >= p; 1 = all")
       ->capture_default_str()
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--max-new-tokens", a->o.max_new_tokens, "tokens to generate (at most 10^9; Ctrl-C stops early)")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, int64_t{1000000000}));
+      ->check(whole_number_in(0, 1000000000));
   cmd->add_option("--seed", a->seed, "random seed of the sampler")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, std::numeric_limits<int64_t>::max()));
+      ->check(whole_number_in(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--num-samples", a->count, "how many samples")
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+      ->check(whole_number_in(1, 1000000));
   cmd->callback([a] {
     // Everything comes from the run folder (config, tokenizer, weights): the training text is
     // not needed, so a run can be sampled after it was moved, or from any working directory.

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "autograd/errors.h"
+#include "experiments/checkpoint.h"
 #include "experiments/cli/commands.h"
 #include "experiments/config.h"
 #include "experiments/train.h"
@@ -19,6 +20,20 @@ struct TrainArgs {
 };
 }  // namespace
 
+// RUN/config.json; when that file is gone but checkpoint `last` is there, the config the checkpoint
+// records (it is the config the run was trained with; train writes config.json again from it).
+static Config saved_run_config(const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  const std::string path = (fs::path(run_dir) / "config.json").string();
+  const std::string record = checkpoint_record_path(run_dir, "last");
+  std::error_code ec;
+  if (fs::is_directory(run_dir, ec) && !fs::exists(path, ec) && fs::is_regular_file(record, ec)) {
+    std::cerr << "note: " << path << " is missing; resuming with the config recorded in " << record << "\n";
+    return config_from_json(read_checkpoint_record(record).at("config"));
+  }
+  return load_run_config(run_dir);
+}
+
 // The config a resumed run continues with: its saved config.json, or the config given with it,
 // with the --set overrides. Whether it may differ from what the run was trained with is checked by
 // train() against the checkpoint itself (so an edited config.json is caught too).
@@ -27,8 +42,8 @@ static Config resume_config(const TrainArgs& a) {
     if (o.rfind("output.run_dir=", 0) == 0 && o.substr(15) != a.resume)
       throw ConfigError("output.run_dir: --resume continues " + a.resume + " where it is, so --set " + o +
                         " cannot apply; to continue the run elsewhere, copy its folder there and resume the copy");
-  Config saved = load_run_config(a.resume);
-  nlohmann::json j = config_to_json(a.config.empty() ? saved : load_config(a.config));
+  // (A config given on the command line does not need RUN/config.json.)
+  nlohmann::json j = config_to_json(a.config.empty() ? saved_run_config(a.resume) : load_config(a.config));
   for (const auto& o : a.overrides) apply_override(j, o);
   Config now = config_from_json(j);
   now.output.run_dir = a.resume;  // the run continues where it is now, even if it was moved

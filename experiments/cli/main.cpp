@@ -80,8 +80,11 @@ static int run(int argc, char** argv) {
   sf::add_inspect_command(app);
   sf::add_exercise_command(app);
 
+  // SF_NUM_THREADS is read once the command line is parsed, just before the subcommand runs: a bad
+  // value is still an error, but one that does not stand in the way of --help.
+  app.parse_complete_callback([] { sf::init_threads_from_env(); });
+
   try {
-    sf::init_threads_from_env();
     check_subcommand(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -159,7 +159,8 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
   write_bytes(dir / "new.txt", "abcabcabcabcabcabcabcabcz");
   CHECK(contains(
       error_of<DataError>([&] { load_text_dataset(sf::test::text_cfg(dir / "new.txt", 0.0, 8, false), tc, ckpt_tok); }),
-      "new.txt: char tokenizer: character 'z' (U+007A) at position 24 is not in the vocabulary"));
+      "new.txt: char tokenizer: the text contains characters the vocabulary does not have: 'z' (U+007A) at "
+      "position 24"));
   // Nothing half-written: no cache files and no temp files for the failed loads.
   for (auto& e : std::filesystem::directory_iterator(dir.path))
     CHECK_FALSE(contains(e.path().filename().string(), ".tmp."));

@@ -55,11 +55,13 @@ TEST_CASE("char tokenizer: round trip on random text over all planes") {
 
 TEST_CASE("char tokenizer: unknown characters are an error naming them, or <unk> when asked") {
   CharTokenizer tok = CharTokenizer::build("abc");
-  std::string msg = error_of<DataError>([&] { tok.encode("abxc"); });
+  // Which characters, where, and no advice about "unk" (a field of the saved tokenizer, not a
+  // config key: a learner cannot act on it).
+  std::string msg = error_of<DataError>([&] { tok.encode("abxcy"); });
   CHECK(msg ==
-        "char tokenizer: character 'x' (U+0078) at position 2 is not in the vocabulary of 3 "
-        "characters built from the training text (set \"unk\": true to map unknown "
-        "characters to <unk>)");
+        "char tokenizer: the text contains characters the vocabulary does not have: 'x' (U+0078) at position 2, "
+        "'y' (U+0079) at position 4 (the vocabulary is the 3 characters of the training text)");
+  CHECK(contains(error_of<DataError>([&] { tok.encode("xxxxxxxa"); }), "at position 4, and 2 more (the vocabulary"));
   CharTokenizer with_unk = CharTokenizer::build("abc", /*use_unk=*/true);
   CHECK(with_unk.vocab_size() == 4);
   auto ids = with_unk.encode("ab苹c");

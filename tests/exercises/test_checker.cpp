@@ -3,8 +3,12 @@
 // an exception is a failure and never a crash; and the CLI's `exercise` command end to end.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <limits>
+#include <unistd.h>
 
 #include "autograd/errors.h"
 #include "autograd/ops.h"
@@ -136,4 +140,28 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   CHECK(all.out.size() > summary.size());
   CHECK(all.out.substr(all.out.size() - summary.size()) == summary);
   CHECK(all.exit_code == (counts[0] == 18 ? 0 : 1));
+}
+
+// The checks run the exercises compiled into the binary: a learner who edits exercises/01_*.cpp
+// and checks without rebuilding used to get the old copy's verdict ("not implemented yet").
+TEST_CASE("scratchformer exercise check says to rebuild first when the exercise was saved after the build") {
+  namespace fs = std::filesystem;
+  // A copy of scratchformer dated before the exercise files (they are left untouched).
+  const fs::path dir = fs::temp_directory_path() / ("sf_test_stale_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path old_binary = dir / "scratchformer";
+  fs::copy_file(sf::test::cli_path(), old_binary, fs::copy_options::overwrite_existing);
+  const auto edited = fs::last_write_time(std::string(SF_SOURCE_DIR) + "/exercises/01_tanh_backward.cpp");
+  fs::last_write_time(old_binary, edited - std::chrono::hours(1));
+  std::string out;
+  FILE* p = ::popen((old_binary.string() + " exercise check 1 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(out ==
+        "error: exercises/01_tanh_backward.cpp was saved after scratchformer was built, and the check runs the copy "
+        "compiled into it; rebuild first: cmake --build build\n");
+  fs::remove_all(dir);
 }

@@ -17,6 +17,7 @@
 
 #include "autograd/errors.h"
 #include "experiments/compare_ln.h"
+#include "experiments/run_dir.h"
 
 namespace fs = std::filesystem;
 using namespace sf;
@@ -206,6 +207,61 @@ TEST_CASE("compare_ln: the training plot's labels are plain text and the curves 
   CHECK(script.find("filledcurves") != std::string::npos);  // the band across seeds
   CHECK(script.find("notitle") != std::string::npos);       // the faint raw curves, unlabelled
   CHECK(script.find("smoothed over") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The folder contents as "name" lines, sorted (subfolders as "name/").
+static std::vector<std::string> listing(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    names.push_back(fs::relative(e.path(), dir).string() + (e.is_directory() ? "/" : ""));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// compare used to write its report, CSVs and runs/ into any existing folder, without a lock.
+TEST_CASE("compare_ln: the study folder follows the run-folder rules: foreign folders refused, one writer") {
+  fs::path dir = fs::temp_directory_path() / "sf_test_compare_ln_folder";
+  fs::remove_all(dir);
+  std::vector<std::string> o = tiny(dir, 6);
+  o.push_back("compare.depths=[2]");
+  o.push_back("compare.train_curves=false");
+  auto study = [&](bool overwrite) {
+    std::vector<std::string> with = o;
+    with.push_back(std::string("output.overwrite=") + (overwrite ? "true" : "false"));
+    std::ostringstream log;
+    return run_compare_study(load_compare_study("configs/compare_ln.json", with), log);
+  };
+
+  // A folder of the user's (even with overwrite): refused, nothing touched.
+  fs::create_directories(dir / "runs");
+  std::ofstream(dir / "notes.txt") << "precious\n";
+  std::ofstream(dir / "runs" / "mine.log") << "keep\n";
+  const std::vector<std::string> before = listing(dir);
+  for (bool overwrite : {false, true})
+    CHECK_THROWS_WITH_AS(study(overwrite), doctest::Contains("is not empty and is not a compare study"), ConfigError);
+  CHECK(listing(dir) == before);
+  CHECK(read_text(dir / "notes.txt") == "precious\n");
+
+  // A training run's folder is not a study either.
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "run.json") << R"({"format": "scratchformer run", "version": 1, "run_id": "x"})";
+  CHECK_THROWS_WITH_AS(study(true), doctest::Contains("is not a compare study"), ConfigError);
+
+  // A new folder; then the same study again: refused without overwrite, replaced with it.
+  fs::remove_all(dir);
+  study(false);
+  CHECK(fs::exists(dir / "report.md"));
+  CHECK_THROWS_WITH_AS(study(false), doctest::Contains("already holds a compare study"), ConfigError);
+  study(true);
+  CHECK(fs::exists(dir / "report.md"));
+
+  // A study whose folder another process holds (the lock is per open file, so one here does).
+  {
+    RunLock other(dir.string());
+    CHECK_THROWS_WITH_AS(study(true), doctest::Contains("is in use by another scratchformer process"), Error);
+  }
   fs::remove_all(dir);
 }
 

@@ -161,12 +161,31 @@ TEST_CASE("load_config names the file, and reports JSON syntax errors with their
   Config c = load_config(good, {"train.batch_size=3"});
   CHECK(c.optim.lr == 0.01);
   CHECK(c.train.batch_size == 3);
-  CHECK_THROWS_WITH_AS(load_config(good, {"optim.lr=-1"}), (good + ": optim.lr: must be > 0, got -1").c_str(),
+  CHECK_THROWS_WITH_AS(load_config(good, {"train.steps=0"}), "--set train.steps=0: train.steps: must be >= 1, got 0",
                        ConfigError);
   CHECK_THROWS_WITH_AS(load_config(bad), doctest::Contains((bad + ": invalid JSON: parse error at line 1").c_str()),
                        ConfigError);
   CHECK_THROWS_WITH_AS(load_config((dir / "none.json").string()), doctest::Contains("config file not found"),
                        ConfigError);
+  fs::remove_all(dir);
+}
+
+// A bad --set used to be blamed on the config file, which the learner would then search in vain.
+TEST_CASE("a config error names the --set that gave the value, or the file when the file did") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "sf_test_config_origin";
+  fs::create_directories(dir);
+  std::string file = (dir / "c.json").string();
+  std::ofstream(file) << R"({"optim": {"lr": -1}, "train": {"steps": 10}, "schedule": {"warmup_steps": 2}})";
+  CHECK_THROWS_WITH_AS(load_config(file), (file + ": optim.lr: must be > 0, got -1").c_str(), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"train.steps=20"}), (file + ": optim.lr: must be > 0, got -1").c_str(),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "optim.lr=-2"}),
+                       "--set optim.lr=-2: optim.lr: must be > 0, got -2", ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "model.foo=1"}),
+                       doctest::Contains("--set model.foo=1: model.foo: unknown key"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "optimizer.lr=1"}),
+                       doctest::Contains("--set optimizer.lr=1: optimizer: unknown section"), ConfigError);
   fs::remove_all(dir);
 }
 

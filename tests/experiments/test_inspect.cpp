@@ -181,7 +181,10 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   json maps = json::parse(slurp(run / "inspect" / "attention.json"));
   CHECK(maps["labels"][0] == "<bos>");
   CHECK(maps["key_labels"].size() + 1 == maps["labels"].size());  // reverse: as many outputs as inputs, plus <bos>
-  CHECK(fs::exists(run / "inspect" / "attention.html"));
+  // The page's title says what it shows (it used to read: over "").
+  const std::string page = slurp(run / "inspect" / "attention.html");
+  CHECK(page.find("\"cross-attention of " + run.string() + " on its first held-out example\"") != std::string::npos);
+  CHECK(page.find(R"(over \"\")") == std::string::npos);
   // A prompt means nothing to an encoder-decoder: one clear line.
   run_command(exe + " inspect " + run.string() + " --prompt x 2>&1", code);
   CHECK(code == 2);

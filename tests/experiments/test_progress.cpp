@@ -49,3 +49,19 @@ TEST_CASE("progress: with segment costs the ETA counts the work left, not the st
   CHECK(work_eta >= 9 * steps_eta - 9);  // rounding of each to whole seconds
   CHECK(work_eta <= 9 * steps_eta + 9);
 }
+
+// The rate on a log line used to be that of the one step it lands on (after a resume the first
+// step is slow, and a line showed 50k tok/s among steps of 1M).
+TEST_CASE("progress: a log line shows the tokens per second over its interval, not its last step's") {
+  std::ostringstream out;
+  Progress p(4, 2, out, false);
+  // Steps 1 and 3 take 1 s, steps 2 and 4 a millisecond; 1000 tokens each.
+  for (int64_t s = 1; s <= 4; ++s) {
+    const double seconds = s % 2 == 1 ? 1.0 : 0.001;
+    p.update({s, 1.5, 1e-3, 0.25, 1000 / seconds, 0, 1000, seconds});
+  }
+  std::string log = out.str();
+  CAPTURE(log);
+  CHECK(log.find("step 2/4 | loss 1.5000 | lr 1.00e-03 | norm 0.250 | 2.0k tok/s") != std::string::npos);
+  CHECK(log.find("step 4/4 | loss 1.5000 | lr 1.00e-03 | norm 0.250 | 2.0k tok/s") != std::string::npos);
+}

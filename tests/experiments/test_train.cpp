@@ -453,6 +453,47 @@ TEST_CASE("a resumed run's time_s goes on from where it stopped, and its summary
   CHECK(summary["seconds"].get<double>() >= before);
 }
 
+// A run stopped exactly at a step and resumed with train.steps at that step used to be called
+// "finished" without its final evaluation, summary.json or loss plot.
+TEST_CASE("a run stopped at step k and resumed with train.steps k gets its final report, once") {
+  for (int64_t k : {15, 20}) {  // 15: stopped between evaluations; 20: on one (eval_interval 10)
+    CAPTURE(k);
+    Config c = tiny_config("finish_on_resume");
+    TrainOptions stop;
+    stop.stop_after = k;
+    quiet_train(c, stop);
+    const fs::path summary_path = fs::path(c.output.run_dir) / "summary.json";
+    REQUIRE_FALSE(fs::exists(summary_path));
+
+    Config finish = c;
+    finish.train.steps = k;
+    TrainOptions resume;
+    resume.resume = true;
+    TrainResult r = quiet_train(finish, resume);
+    CHECK(r.steps_done == k);
+    REQUIRE(fs::exists(summary_path));
+    json summary = json::parse(std::ifstream(summary_path));
+    CHECK(summary["steps"] == k);
+    CHECK(std::isfinite(summary["val_loss"].get<double>()));
+    int evals_at_k = 0;
+    double val_at_k = NAN;
+    for (const json& row : read_metrics((fs::path(c.output.run_dir) / "metrics.jsonl").string()))
+      if (row["kind"] == "eval" && row["step"] == k) ++evals_at_k, val_at_k = row["val_loss"].get<double>();
+    CHECK(evals_at_k == 1);
+    CHECK(summary["val_loss"].get<double>() == val_at_k);
+
+    // Now it is finished: a second resume says so and touches nothing.
+    const std::string before = json::parse(std::ifstream(summary_path)).dump();
+    const auto written = fs::last_write_time(summary_path);
+    std::ostringstream log;
+    resume.out = &log;
+    train(finish, resume);
+    CHECK(log.str().find("is finished") != std::string::npos);
+    CHECK(fs::last_write_time(summary_path) == written);
+    CHECK(json::parse(std::ifstream(summary_path)).dump() == before);
+  }
+}
+
 TEST_CASE("a config that fails leaves no run directory behind") {
   Config c = tiny_config("never_created");
   fs::remove_all(c.output.run_dir);

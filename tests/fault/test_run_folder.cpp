@@ -237,6 +237,27 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
                 "belongs to another run");
 }
 
+// A resume used to need RUN/config.json even with the config given on the command line, and
+// without a config it only said "not a run directory", though the checkpoint records its config.
+TEST_CASE("resume without config.json: with the config given, or from the config the checkpoint records") {
+  TempDir tmp("no_config_json");
+  fs::path run = tmp.path / "run";
+  train_tiny(run, {"--set", "train.steps=10"});
+  fs::remove(run / "config.json");
+  CliResult given = run_cli({"train", sf::test::kTiny, "--resume", run.string(), "--set", "train.steps=12"}, 300);
+  INFO("stderr: " << given.err);
+  CHECK(given.exit_code == 0);
+  CHECK(train_losses(run).size() == 12);
+
+  fs::remove(run / "config.json");
+  CliResult recorded = run_cli({"train", "--resume", run.string(), "--set", "train.steps=14"}, 300);
+  INFO("stderr: " << recorded.err);
+  CHECK(recorded.exit_code == 0);
+  CHECK(recorded.err.find("config.json is missing; resuming with the config recorded in") != std::string::npos);
+  CHECK(train_losses(run).size() == 14);
+  CHECK(json::parse(slurp(run / "config.json"))["train"]["steps"] == 14);  // written again
+}
+
 TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sample and eval without it") {
   TempDir tmp("text");
   fs::path text = tmp.path / "corpus" / "story.txt", run = tmp.path / "run";
