@@ -82,6 +82,7 @@ void Progress::update(const StepReport& r) {
                   (long long)total_);
     out_ << "\r\033[K" << head << bar << "] " << stats << scale << " | ETA " << eta(r.step) << std::flush;
     bar_shown_ = true;
+    interval_tokens_ = interval_seconds_ = 0;  // the bar is redrawn every step: its rate is that step's
     return;
   }
   if (r.step % interval_ != 0 && r.step != total_) return;

@@ -65,3 +65,15 @@ TEST_CASE("progress: a log line shows the tokens per second over its interval, n
   CHECK(log.find("step 2/4 | loss 1.5000 | lr 1.00e-03 | norm 0.250 | 2.0k tok/s") != std::string::npos);
   CHECK(log.find("step 4/4 | loss 1.5000 | lr 1.00e-03 | norm 0.250 | 2.0k tok/s") != std::string::npos);
 }
+
+TEST_CASE("progress: the terminal bar, redrawn every step, shows that step's tokens per second") {
+  std::ostringstream out;
+  Progress p(4, 2, out, true);
+  p.update({1, 1.5, 1e-3, 0.25, 1000.0, 0, 1000, 1.0});       // 1000 tok/s
+  p.update({2, 1.5, 1e-3, 0.25, 1000000.0, 0, 1000, 0.001});  // 1.00M tok/s, not 2.0k (the average since step 1)
+  const std::string bar = out.str();
+  CAPTURE(bar);
+  const size_t last = bar.rfind('\r');
+  REQUIRE(last != std::string::npos);
+  CHECK(bar.find("1.00M tok/s", last) != std::string::npos);
+}
