@@ -43,10 +43,12 @@ std::string why_skipped() {
 }
 
 // The config every case trains: a 2-layer GPT on the built-in corpus, 20 steps, dropout on (each
-// micro-batch's stream is its own, so it does not spoil the bit-for-bit comparison).
+// micro-batch's stream is its own, so it does not spoil the bit-for-bit comparison). Each test
+// process writes its own file: ctest -j runs these cases side by side, and a file rewritten by one
+// while a job of another read it would be read half written.
 std::string tiny_config_file() {
   fs::create_directories(work_dir());
-  fs::path p = work_dir() / "tiny.json";
+  fs::path p = work_dir() / ("tiny_" + std::to_string(::getpid()) + ".json");
   std::ofstream(p) << R"({
   "model": {"n_layer": 2, "n_head": 2, "n_embd": 32, "block_size": 16, "dropout": 0.1},
   "data": {"dataset": "synthetic", "corpus_tokens": 20000},

@@ -2,6 +2,7 @@
 // GPT learns in a few dozen steps, its config, and training with the log kept quiet.
 #pragma once
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -28,7 +29,11 @@ inline std::string tiny_corpus_path() {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       text << words[(x >> 33) % 5];
     }
-    std::ofstream(p) << text.str();
+    // Written beside it and renamed into place: ctest -j starts several test processes at once,
+    // and one of them must never read the file half written by another.
+    const std::filesystem::path part = p.string() + "." + std::to_string(::getpid());
+    std::ofstream(part) << text.str();
+    std::filesystem::rename(part, p);
   }
   return p.string();
 }
