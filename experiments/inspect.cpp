@@ -139,6 +139,31 @@ static std::string gnuplot_quoted(const std::string& s) {
   return out + "'";
 }
 
+AttentionLayout attention_layout(int64_t heads, int64_t queries, int64_t keys) {
+  // Pixels around the maps: the query labels and "query" left of each map, the key labels and
+  // "attends to" below, the head's and the picture's titles above, the colour scale at the right.
+  constexpr double kLeft = 80, kGap = 90, kRight = 120, kBottom = 90, kTop = 70, kMaxWidth = 2400, kMaxSide = 1200;
+  constexpr double kBarGap = 15, kBarWidth = 18;  // between the last map and the colour scale; its width
+  const int64_t H = std::max<int64_t>(1, heads), T = std::max<int64_t>(1, queries), S = std::max<int64_t>(1, keys);
+  const double fixed = kLeft + static_cast<double>(H - 1) * kGap + kRight;
+  // A map's width in pixels: 18 per key, at least 240, then narrowed to fit 2400 pixels across and
+  // 1200 down (its height is width * T / S, so that a cell is square).
+  double w = std::max(240.0, 18.0 * static_cast<double>(S));
+  w = std::min({w, (kMaxWidth - fixed) / static_cast<double>(H), kMaxSide * static_cast<double>(S) / T});
+  const double h = w * static_cast<double>(T) / static_cast<double>(S);
+  AttentionLayout l;
+  l.width = static_cast<int>(std::ceil(fixed + static_cast<double>(H) * w));
+  l.height = static_cast<int>(std::ceil(kBottom + h + kTop));
+  const double W = l.width, Hpx = l.height;
+  for (int64_t i = 0; i < H; ++i) {
+    const double x = kLeft + static_cast<double>(i) * (w + kGap);
+    l.heads.push_back({x / W, (x + w) / W, kBottom / Hpx, (kBottom + h) / Hpx});
+  }
+  const double bar = kLeft + static_cast<double>(H) * w + static_cast<double>(H - 1) * kGap + kBarGap;
+  l.colorbox = {bar / W, (bar + kBarWidth) / W, kBottom / Hpx, (kBottom + h) / Hpx};
+  return l;
+}
+
 std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
                                const std::string& title) {
   const int64_t T = m.length(), S = m.key_length(), H = m.heads();
@@ -151,14 +176,24 @@ std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std:
   std::ostringstream s;
   // A CJK font (fonts-wqy-zenhei) first, so Chinese tokens are drawn, not boxes; DejaVu for the rest.
   s << "set termoption font 'WenQuanYi Zen Hei,9'\nset termoption noenhanced\n"
-    << "set multiplot layout 1," << H << " title " << gnuplot_quoted(title + ", layer " + std::to_string(layer)) << "\n"
-    << "set palette defined (0 'white', 1 '#08306b')\nset cbrange [0:1]\nset size ratio -1\n"
+    << "set multiplot title " << gnuplot_quoted(title + ", layer " + std::to_string(layer)) << "\n"
+    << "set palette defined (0 'white', 1 '#08306b')\nset cbrange [0:1]\n"
     << "set xrange [-0.5:" << S - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
     << "set xtics (" << tics_of(m.keys()) << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics_of(m.labels)
     << ") scale 0\n"
     << "set xlabel 'attends to'\nset ylabel 'query'\nunset colorbox\n";
+  // Each map in its own box, all of one size (gnuplot's `layout` would shrink the last one to fit
+  // the colour scale beside it); the scale in a strip of its own.
+  const AttentionLayout place = attention_layout(H, T, S);
+  auto at_screen = [](double f) { return num("%.5f", f); };
+  const ScreenBox& bar = place.colorbox;
   for (int64_t h = 0; h < H; ++h) {
-    if (h == H - 1) s << "set colorbox\n";
+    const ScreenBox& b = place.heads[static_cast<size_t>(h)];
+    s << "set lmargin at screen " << at_screen(b.left) << "\nset rmargin at screen " << at_screen(b.right)
+      << "\nset bmargin at screen " << at_screen(b.bottom) << "\nset tmargin at screen " << at_screen(b.top) << "\n";
+    if (h == H - 1)
+      s << "set colorbox user origin " << at_screen(bar.left) << "," << at_screen(bar.bottom) << " size "
+        << at_screen(bar.right - bar.left) << "," << at_screen(bar.top - bar.bottom) << "\n";
     s << "$head" << h << " << EOD\n";
     for (int64_t q = 0; q < T; ++q) {
       for (int64_t k = 0; k < S; ++k) s << (k ? " " : "") << num("%.6f", m.weights[layer][h][q][k]);
@@ -167,9 +202,7 @@ std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std:
     s << "EOD\nset title 'head " << h << "'\nplot $head" << h << " matrix with image notitle\n";
   }
   s << "unset multiplot\n";
-  int width = static_cast<int>(std::min<int64_t>(2400, 120 + H * std::max<int64_t>(240, 18 * S)));
-  int height = static_cast<int>(std::min<int64_t>(1400, 200 + std::max<int64_t>(240, 18 * T)));
-  return render_gnuplot_png(s.str(), png_path, width, height);
+  return render_gnuplot_png(s.str(), png_path, place.width, place.height);
 }
 
 std::string attention_json(const AttentionMaps& m) {

@@ -50,6 +50,20 @@ std::vector<HeadRole> head_roles(const AttentionMaps& m);
 std::string format_attention(const AttentionMaps& m, int64_t layer, int64_t head);
 std::string format_head_roles(const std::vector<HeadRole>& roles);
 
+// Where draw_attention_png draws: the picture's size in pixels, and in fractions of it (gnuplot's
+// screen coordinates, 0 at the bottom left) one box per head, left to right, all of one size with
+// square cells, and the colour scale right of the last box. The colour scale has a strip of its
+// own, so the last head's map is as large as the others.
+struct ScreenBox {
+  double left = 0, right = 0, bottom = 0, top = 0;
+};
+struct AttentionLayout {
+  int width = 0, height = 0;     // pixels
+  std::vector<ScreenBox> heads;  // one per head
+  ScreenBox colorbox;
+};
+AttentionLayout attention_layout(int64_t heads, int64_t queries, int64_t keys);
+
 // Heat map of one layer, heads side by side, tokens on both axes; "" or a note why there is none.
 std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
                                const std::string& title);

@@ -3,6 +3,7 @@
 // the HTML page in a real browser (headless Chromium), read back from its DOM.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -76,6 +77,35 @@ TEST_CASE("head roles: a previous-token head, a first-token head and a copy head
     expected += std::log(static_cast<double>(q + 1)) / 6;
   }
   CHECK(head_roles(uniform)[0].entropy == doctest::Approx(expected));
+}
+
+TEST_CASE("attention pictures: every head's map is drawn in a box of one size, the colour scale beside the last") {
+  // Lesson 25's eight heads (29 tokens), lesson 6's four, one head, and a cross-attention map.
+  for (auto [H, T, S] : {std::array<int64_t, 3>{8, 29, 29}, {4, 4, 4}, {1, 9, 9}, {2, 12, 7}, {16, 64, 64}}) {
+    CAPTURE(H);
+    CAPTURE(T);
+    CAPTURE(S);
+    AttentionLayout l = attention_layout(H, T, S);
+    REQUIRE(l.heads.size() == static_cast<size_t>(H));
+    CHECK(l.width <= 2400);
+    const ScreenBox& first = l.heads[0];
+    const double w = (first.right - first.left) * l.width, h = (first.top - first.bottom) * l.height;
+    CHECK(w > 0);
+    CHECK(h == doctest::Approx(w * static_cast<double>(T) / static_cast<double>(S)));  // square cells
+    for (size_t i = 0; i < l.heads.size(); ++i) {
+      const ScreenBox& b = l.heads[i];
+      CHECK(b.right - b.left == doctest::Approx(first.right - first.left));
+      CHECK(b.top - b.bottom == doctest::Approx(first.top - first.bottom));
+      CHECK(b.bottom == doctest::Approx(first.bottom));
+      CHECK(b.left > (i ? l.heads[i - 1].right : 0.0));  // room for its query labels
+    }
+    // The scale right of the last map, as tall as it, inside the picture with room for its numbers.
+    CHECK(l.colorbox.left > l.heads.back().right);
+    CHECK(l.colorbox.bottom == doctest::Approx(first.bottom));
+    CHECK(l.colorbox.top == doctest::Approx(first.top));
+    CHECK((1.0 - l.colorbox.right) * l.width >= 60);
+    CHECK(first.top < 1.0);
+  }
 }
 
 TEST_CASE("inspect on a trained run: causal rows that sum to 1, a table row per head, a PNG per layer, the page") {
