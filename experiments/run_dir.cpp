@@ -26,24 +26,32 @@ const std::vector<std::string> kRunFiles = {"run.json",      "config.json", "tok
 static const char* kMarker = "run.json";
 static const char* kLockFile = ".lock";
 
-// A folder that is not one of ours: empty (nothing but our lock file) or other.
-static RunDirKind empty_or_other(const std::string& dir) {
+// What `dir` is: absent, other (a file), `run` when `ours(dir)` finds our marker in the folder,
+// else empty (nothing but our lock file) or other. Run folders and study folders differ only in
+// their markers.
+template <class Ours>
+static RunDirKind classify_folder(const std::string& dir, Ours ours) {
   std::error_code ec;
+  fs::file_status st = fs::status(dir, ec);
+  if (!fs::exists(st)) return RunDirKind::absent;
+  if (!fs::is_directory(st)) return RunDirKind::other;
+  if (ours(fs::path(dir))) return RunDirKind::run;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().filename() != kLockFile) return RunDirKind::other;
   if (ec) return RunDirKind::other;  // cannot even list it: not ours to write into
   return RunDirKind::empty;
 }
 
-RunDirKind classify_run_dir(const std::string& dir) {
+static bool is_file(const fs::path& p) {
   std::error_code ec;
-  fs::file_status st = fs::status(dir, ec);
-  if (!fs::exists(st)) return RunDirKind::absent;
-  if (!fs::is_directory(st)) return RunDirKind::other;
-  if (fs::is_regular_file(fs::path(dir) / kMarker, ec)) return RunDirKind::run;
-  if (fs::is_regular_file(fs::path(dir) / "config.json", ec) && fs::is_directory(fs::path(dir) / "checkpoints", ec))
-    return RunDirKind::run;
-  return empty_or_other(dir);
+  return fs::is_regular_file(p, ec);
+}
+
+RunDirKind classify_run_dir(const std::string& dir) {
+  return classify_folder(dir, [](const fs::path& d) {
+    std::error_code ec;
+    return is_file(d / kMarker) || (is_file(d / "config.json") && fs::is_directory(d / "checkpoints", ec));
+  });
 }
 
 std::string read_run_id(const std::string& dir) {
@@ -134,14 +142,10 @@ const std::vector<std::string> kStudyFiles = {
 static const char* kStudyMarker = "study.json";
 
 RunDirKind classify_study_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::file_status st = fs::status(dir, ec);
-  if (!fs::exists(st)) return RunDirKind::absent;
-  if (!fs::is_directory(st)) return RunDirKind::other;
-  if (fs::is_regular_file(fs::path(dir) / kStudyMarker, ec)) return RunDirKind::run;
-  if (fs::is_regular_file(fs::path(dir) / "report.md", ec) && fs::is_regular_file(fs::path(dir) / "grad_norms.csv", ec))
-    return RunDirKind::run;  // a study written before study.json
-  return empty_or_other(dir);
+  return classify_folder(dir, [](const fs::path& d) {
+    return is_file(d / kStudyMarker) ||
+           (is_file(d / "report.md") && is_file(d / "grad_norms.csv"));  // a study written before study.json
+  });
 }
 
 void check_fresh_study_dir(const std::string& dir, bool overwrite) {
