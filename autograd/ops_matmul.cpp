@@ -142,15 +142,14 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
   if (direct_linear(rows, in, out)) {
     thread_local std::vector<T> scratch;  // the calling thread's W^T; kept between calls
     scratch.resize(static_cast<size_t>(in * out));
-    T* wt_rows = scratch.data();
+    T* wt = scratch.data();
     const int64_t half = ((out + 1) / 2 + 7) / 8 * 8;  // W's rows [0, half) and [half, out): whole 8 x 8 tiles
     parallel_for(2, 1, [&](int64_t h0, int64_t h1) {
       for (int64_t h = h0; h < h1; ++h) {
         const int64_t n0 = h * half, n1 = std::min(out, n0 + half);
-        if (n0 < n1) kernels::transpose_block(n1 - n0, in, w + n0 * in, in, wt_rows + n0, out);  // W^T's columns
+        if (n0 < n1) kernels::transpose_block(n1 - n0, in, w + n0 * in, in, wt + n0, out);  // W^T's columns
       }
     });
-    const T* wt = scratch.data();
     blas::for_each_gemm_block(rows, out, in, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       kernels::small_gemm(m1 - m0, n1 - n0, in, T(1), x + m0 * in, in, int64_t(1), wt + n0, out, T(0),
                           y + m0 * out + n0, out, b ? b + n0 : nullptr);
