@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <vector>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -87,26 +88,68 @@ void row_panel(int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t c
   for (; j < N; ++j) tile_column<R>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
 }
 
+// Calls panel(std::integral_constant<int, R>{}, m) for the panels of R rows that cover [0, M):
+// kTileRows rows each, then one panel of the 0 to kTileRows - 1 rows left.
+template <class Panel>
+void for_row_panels(int64_t M, Panel panel) {
+  int64_t m = 0;
+  for (; m + kTileRows <= M; m += kTileRows) panel(std::integral_constant<int, kTileRows>{}, m);
+  switch (M - m) {
+    case 7: panel(std::integral_constant<int, 7>{}, m); break;
+    case 6: panel(std::integral_constant<int, 6>{}, m); break;
+    case 5: panel(std::integral_constant<int, 5>{}, m); break;
+    case 4: panel(std::integral_constant<int, 4>{}, m); break;
+    case 3: panel(std::integral_constant<int, 3>{}, m); break;
+    case 2: panel(std::integral_constant<int, 2>{}, m); break;
+    case 1: panel(std::integral_constant<int, 1>{}, m); break;
+    default: break;
+  }
+}
+
 }  // namespace
+
+template <class T>
+void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                         int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
+  for_row_panels(M, [&](auto rows, int64_t m) {
+    row_panel<decltype(rows)::value>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc, bias);
+  });
+}
+
+// Block by block: B's columns [n0, n1) are copied into panels of P columns (the widest tile), each
+// (K, width) with rows width apart, then every row panel of C is multiplied with them. A panel's
+// k rows then lie one after the other (one or two cache lines each) instead of ldb apart, and a
+// block stays in the core's L2 cache while all of C's rows pass. Each column is still computed by
+// the same tile as in place (a panel narrower than P is only ever the last), so the same bits.
+template <class T>
+void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                       int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
+  constexpr int64_t P = 2 * xsimd::batch<T>::size;
+  const int64_t per_block = std::max<int64_t>(P, kPackedBlockBytes / std::max<int64_t>(1, K * sizeof(T)) / P * P);
+  thread_local std::vector<T> panels;  // the calling thread's; kept between calls
+  panels.resize(static_cast<size_t>(K * std::min(per_block, N)));
+  for (int64_t n0 = 0; n0 < N; n0 += per_block) {
+    const int64_t n1 = std::min(N, n0 + per_block);
+    for (int64_t j = n0; j < n1; j += P) {
+      const int64_t width = std::min(P, n1 - j);
+      T* panel = panels.data() + (j - n0) * K;
+      for (int64_t k = 0; k < K; ++k) std::copy(B + k * ldb + j, B + k * ldb + j + width, panel + k * width);
+    }
+    for_row_panels(M, [&](auto rows, int64_t m) {
+      for (int64_t j = n0; j < n1; j += P)
+        row_panel<decltype(rows)::value>(std::min(P, n1 - j), K, alpha, A + m * rsa, rsa, csa,
+                                         panels.data() + (j - n0) * K, std::min(P, n1 - j), beta, C + m * ldc + j, ldc,
+                                         bias ? bias + j : nullptr);
+    });
+  }
+}
 
 template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
                 T beta, T* C, int64_t ldc, const T* bias) {
-  int64_t m = 0;
-  for (; m + kTileRows <= M; m += kTileRows)
-    row_panel<kTileRows>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc, bias);
-  const T* a = A + m * rsa;
-  T* c = C + m * ldc;
-  switch (M - m) {  // 0 to kTileRows - 1 rows left
-    case 7: row_panel<7>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 6: row_panel<6>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 5: row_panel<5>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 4: row_panel<4>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 3: row_panel<3>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 2: row_panel<2>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    case 1: row_panel<1>(N, K, alpha, a, rsa, csa, B, ldb, beta, c, ldc, bias); break;
-    default: break;
-  }
+  if (K * N * static_cast<int64_t>(sizeof(T)) > kPackedBlockBytes && M >= 2 * kTileRows)
+    small_gemm_packed(M, N, K, alpha, A, rsa, csa, B, ldb, beta, C, ldc, bias);
+  else small_gemm_in_place(M, N, K, alpha, A, rsa, csa, B, ldb, beta, C, ldc, bias);
 }
 
 template <class T>
@@ -180,11 +223,15 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
   transpose_plain<T>(r8, rows, 0, cols, src, ld, dst, ldd);  // the rows below them (all of it without tiles)
 }
 
-#define SF_SMALL_GEMM(T)                                                                                             \
-  template void small_gemm<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, T*,    \
-                              int64_t, const T*);                                                                    \
-  template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, \
-                                        T, T*, int64_t, const T*);                                                   \
+#define SF_SMALL_GEMM(T)                                                                                               \
+  template void small_gemm<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, T*,      \
+                              int64_t, const T*);                                                                      \
+  template void small_gemm_in_place<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, \
+                                       T*, int64_t, const T*);                                                         \
+  template void small_gemm_packed<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T,   \
+                                     T*, int64_t, const T*);                                                           \
+  template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t,   \
+                                        T, T*, int64_t, const T*);                                                     \
   template void transpose_block<T>(int64_t, int64_t, const T*, int64_t, T*, int64_t);
 SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)

@@ -20,6 +20,22 @@ template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
                 T beta, T* C, int64_t ldc, const T* bias = nullptr);
 
+// small_gemm's two ways, public for the tests (the same bits on every shape). In place reads B
+// where it lies. Packed copies B block by block into panels as wide as the widest tile, each block
+// about kPackedBlockBytes: a large B read in place is re-read from L3 for every few rows of C with
+// its rows ldb apart; packed, a block stays in L2 and each panel's rows are contiguous. small_gemm
+// packs when B is over kPackedBlockBytes and C has at least two tiles of rows. On a 2-core Zen 5,
+// one thread, M = 1024, GFLOP/s in place / packed / OpenBLAS's AVX-512 kernels / its AVX2 ones:
+// K 384 x N 1536 117-129 / 190-215 / 187-202 / 106; K 1536 x N 384 136-153 / 198-216 / 190-197 /
+// 105 (blocks of 2^18 bytes: packed 176-188 on the first; 2^20: 176 and 164 at M = 256).
+constexpr int64_t kPackedBlockBytes = int64_t(1) << 19;
+template <class T>
+void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                         int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
+template <class T>
+void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                       int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
+
 // The same product as a plain triple loop: the reference the tests compare small_gemm with.
 template <class T>
 void small_gemm_reference(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,

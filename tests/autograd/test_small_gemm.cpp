@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -108,6 +109,49 @@ TEST_CASE("small_gemm with a bias adds it to every row, at every tile shape") {
         check_product<float>(M, N, 19, 1.0f, 0.0f, ta, 3, rng, true);
         check_product<float>(M, N, 19, -0.5f, 1.0f, ta, 0, rng, true);
         check_product<double>(M, N, 23, 1.0, 0.0, ta, 3, rng, true);
+      }
+}
+
+// A B over kPackedBlockBytes goes through small_gemm_packed: several blocks of columns, a last
+// panel narrower than the widest tile (one vector, then the scalar column tail), ragged rows.
+TEST_CASE("small_gemm on a B larger than one packed block matches the triple loop") {
+  std::mt19937 rng(17);
+  const int64_t K = 130, N = kPackedBlockBytes / (K * int64_t(sizeof(float))) * 3 + 21;  // three blocks and more
+  REQUIRE(K * N * int64_t(sizeof(float)) > 2 * kPackedBlockBytes);
+  check_product<float>(21, N, K, 1.0f, 0.0f, false, 3, rng, true);
+  check_product<float>(19, N, K, -0.5f, 1.0f, true, 0, rng);
+  check_product<double>(17, N / 2, K, 0.25, 2.0, false, 5, rng, true);
+}
+
+// Packing only moves B's values: every element of C is still the same sum in the same order by
+// the same tile, so both ways give the same bits, on any shape.
+template <class T>
+void check_packed_bits(int64_t M, int64_t N, int64_t K, T beta, bool ta, bool with_bias, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto filled = [&](int64_t n) {
+    std::vector<T> v(static_cast<size_t>(n));
+    for (T& x : v) x = static_cast<T>(u(rng));
+    return v;
+  };
+  const int64_t ldb = N + 3, ldc = N + 5, lda = (ta ? M : K) + 2;
+  const std::vector<T> A = filled((ta ? K : M) * lda), B = filled(K * ldb), bias = filled(N), C = filled(M * ldc);
+  std::vector<T> in_place = C, packed = C;
+  const int64_t rsa = ta ? 1 : lda, csa = ta ? lda : 1;
+  const T* b = with_bias ? bias.data() : nullptr;
+  small_gemm_in_place(M, N, K, T(0.75), A.data(), rsa, csa, B.data(), ldb, beta, in_place.data(), ldc, b);
+  small_gemm_packed(M, N, K, T(0.75), A.data(), rsa, csa, B.data(), ldb, beta, packed.data(), ldc, b);
+  INFO("M " << M << " N " << N << " K " << K << " beta " << beta << " ta " << ta << " bias " << with_bias);
+  CHECK(std::memcmp(in_place.data(), packed.data(), in_place.size() * sizeof(T)) == 0);
+}
+
+TEST_CASE("small_gemm_packed gives the same bits as small_gemm_in_place") {
+  std::mt19937 rng(19);
+  for (int64_t M : {1, 7, 8, 17})
+    for (int64_t N : {1, 15, 16, 31, 32, 33, 100, 1100})
+      for (int64_t K : {1, 37, 300}) {
+        check_packed_bits<float>(M, N, K, 0.0f, M % 2 == 0, N % 2 == 1, rng);
+        check_packed_bits<float>(M, N, K, 1.5f, M % 2 == 1, N % 2 == 0, rng);
+        check_packed_bits<double>(M, N, K, 0.0, M % 2 == 1, true, rng);
       }
 }
 
