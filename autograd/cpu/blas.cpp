@@ -154,10 +154,14 @@ std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma,
   return "";
 }
 
-std::string narrow_kernels_note(const std::string& chosen, const char* user_value, bool avx512) {
-  if (!user_value || !avx512) return "";
+bool avx512_family(const std::string& chosen) {
   for (const char* wide : {"SkylakeX", "Cooperlake", "SapphireRapids"})
-    if (chosen == wide) return "";
+    if (chosen == wide) return true;
+  return false;
+}
+
+std::string narrow_kernels_note(const std::string& chosen, const char* user_value, bool avx512) {
+  if (!user_value || !avx512 || avx512_family(chosen)) return "";
   return "OPENBLAS_CORETYPE=" + std::string(user_value) + " holds OpenBLAS to " + chosen +
          " kernels (no AVX-512) on this AVX-512 CPU; unset it to let OpenBLAS choose (up to about 2x faster "
          "products)";

@@ -69,6 +69,8 @@ void gemm_dense(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, c
 
 // The kernel family OpenBLAS chose ("Haswell", "SkylakeX", "Prescott", ...).
 std::string core_name();
+// Whether a family's kernels use AVX-512: "SkylakeX", "Cooperlake", "SapphireRapids" (0.3.21's).
+bool avx512_family(const std::string& chosen);
 // The OPENBLAS_CORETYPE to ask for, or "" to keep OpenBLAS's choice: only when it fell back to
 // "Prescott" and the CPU has better: AVX-512 (F, BW, DQ, VL) -> "SkylakeX", AVX2 + FMA ->
 // "Haswell". Never when the user set OPENBLAS_CORETYPE.

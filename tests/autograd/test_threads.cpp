@@ -240,6 +240,12 @@ TEST_CASE(
   CHECK(!blas::core_name().empty());
 }
 
+TEST_CASE("OpenBLAS kernels: the AVX-512 families are told from the others by name") {
+  for (const char* wide : {"SkylakeX", "Cooperlake", "SapphireRapids"}) CHECK(blas::avx512_family(wide));
+  for (const char* narrow : {"Haswell", "Zen", "Prescott", "Sandybridge", "", "skylakex"})
+    CHECK_FALSE(blas::avx512_family(narrow));
+}
+
 TEST_CASE("OpenBLAS kernels: a note when the user's OPENBLAS_CORETYPE holds an AVX-512 CPU to narrower kernels") {
   using blas::narrow_kernels_note;
   const std::string note = narrow_kernels_note("Haswell", "Haswell", true);
