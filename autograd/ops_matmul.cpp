@@ -128,16 +128,20 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 // are AVX-512 and OpenBLAS runs a family without it (an OPENBLAS_CORETYPE=Haswell on an AVX-512
 // CPU). small_gemm then packs a large W^T or W into panels block by block (small_gemm_packed) and
 // runs at about twice OpenBLAS's rate: on a 2-core Zen 5 held to Haswell kernels, bench_gpt's
-// medium steps taken in turn ran 1.75x faster (bench/README.md, session 25). With OpenBLAS's own
-// AVX-512 kernels the same change ran as fast as OpenBLAS (1.00x), so large weights stay there.
+// medium steps taken in turn ran 1.68x and 1.75x faster (bench/README.md, session 25). With
+// OpenBLAS's own AVX-512 kernels the same change ran as fast as OpenBLAS (1.00x), so large weights
+// stay there. Up to 2^22 elements (GPT-2 small's MLP has 2.4M): W^T and the panel backward's
+// per-chunk dW are scratch copies of W, up to 8 of them, so a 50257-token LM head stays on OpenBLAS.
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
+constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
 static bool small_gemm_wider_than_blas() {
   static const bool wider = xsimd::batch<float>::size >= 16 && !blas::avx512_family(blas::core_name());
   return wider;
 }
 static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
-  return (in * out <= kSmallWeight || small_gemm_wider_than_blas()) && rows >= 2 * kPanelRows;
+  const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && small_gemm_wider_than_blas());
+  return fits && rows >= 2 * kPanelRows;
 }
 
 // y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block, then `after(m0, m1, n0, n1)`
