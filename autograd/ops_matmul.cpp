@@ -155,6 +155,29 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
+  if (direct_linear(rows, in, out) && in * out * int64_t(sizeof(T)) > kernels::kPackedBlockBytes) {
+    // A large W: W^T made straight in small_gemm's panels (panel p = W's rows [p P, p P + w)
+    // transposed), a share of the panels per thread; then blocks of rows, each against all of them.
+    thread_local std::vector<T> scratch;  // the calling thread's W^T in panels; kept between calls
+    scratch.resize(static_cast<size_t>(in * out));
+    T* wt = scratch.data();
+    constexpr int64_t P = kernels::kPanelWidth<T>, kRows = kPanelRows / 2;
+    parallel_for((out + P - 1) / P, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t width = std::min(P, out - p * P);
+        kernels::transpose_block(width, in, w + p * P * in, in, wt + p * P * in, width);
+      }
+    });
+    parallel_for((rows + kRows - 1) / kRows, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t blk = b0; blk < b1; ++blk) {
+        const int64_t m0 = blk * kRows, m1 = std::min(rows, m0 + kRows);
+        kernels::small_gemm_prepacked(m1 - m0, out, in, T(1), x + m0 * in, in, int64_t(1), wt, T(0), y + m0 * out, out,
+                                      b);
+        after(m0, m1, int64_t(0), out);
+      }
+    });
+    return;
+  }
   if (direct_linear(rows, in, out)) {
     thread_local std::vector<T> scratch;  // the calling thread's W^T; kept between calls
     scratch.resize(static_cast<size_t>(in * out));
@@ -210,6 +233,19 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
   thread_local std::vector<T> scratch;                                      // the calling thread's; kept between calls
   scratch.assign(static_cast<size_t>((chunks - 1) * part), T(0));
   T* parts = scratch.data();
+  // A large W is packed into small_gemm's panels once for all the panels of dy (small_gemm would
+  // pack it again for each), a share of the panels per thread.
+  const bool packed = in * out * int64_t(sizeof(T)) > kernels::kPackedBlockBytes;
+  thread_local std::vector<T> w_scratch;  // the calling thread's; the pool's threads use it by this pointer
+  T* w_panels = nullptr;
+  if (packed) {
+    constexpr int64_t P = kernels::kPanelWidth<T>;
+    w_scratch.resize(static_cast<size_t>(in * out));
+    w_panels = w_scratch.data();
+    parallel_for((in + P - 1) / P, 1, [&](int64_t p0, int64_t p1) {
+      kernels::pack_panels(out, p0 * P, std::min(in, p1 * P), w, in, w_panels + p0 * P * out);
+    });
+  }
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       T* dw_c = c == 0 ? dw : parts + (c - 1) * part;
@@ -217,8 +253,10 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
       for (int64_t r0 = c * per_chunk; r0 < std::min(rows, (c + 1) * per_chunk); r0 += kPanelRows) {
         const int64_t r1 = std::min({rows, (c + 1) * per_chunk, r0 + kPanelRows}), n = r1 - r0;
         const T* d = dy_rows(r0, r1);
-        kernels::small_gemm(n, in, out, T(1), d, out, int64_t(1), w, in, T(0), dx + r0 * in, in);    // dx = dy W
-        kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, T(1), dw_c, in);  // dW += dy^T x
+        if (packed)
+          kernels::small_gemm_prepacked(n, in, out, T(1), d, out, int64_t(1), w_panels, T(0), dx + r0 * in, in);
+        else kernels::small_gemm(n, in, out, T(1), d, out, int64_t(1), w, in, T(0), dx + r0 * in, in);  // dx = dy W
+        kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, T(1), dw_c, in);     // dW += dy^T x
         if (db_c)
           for (int64_t r = 0; r < n; ++r)
             for (int64_t j = 0; j < out; ++j) db_c[j] += d[r * out + j];

@@ -116,32 +116,66 @@ void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
   });
 }
 
-// Block by block: B's columns [n0, n1) are copied into panels of P columns (the widest tile), each
-// (K, width) with rows width apart, then every row panel of C is multiplied with them. A panel's
-// k rows then lie one after the other (one or two cache lines each) instead of ldb apart, and a
-// block stays in the core's L2 cache while all of C's rows pass. Each column is still computed by
-// the same tile as in place (a panel narrower than P is only ever the last), so the same bits.
+namespace {
+
+// Columns per block of packed B: about kPackedBlockBytes, a whole number of panels.
+template <class T>
+int64_t block_columns(int64_t K) {
+  constexpr int64_t P = kPanelWidth<T>;
+  return std::max<int64_t>(P, kPackedBlockBytes / std::max<int64_t>(1, K * int64_t(sizeof(T))) / P * P);
+}
+
+// Columns [n0, n1) of C (n0 a multiple of P) from their panels, the panel of column j at
+// panels + (j - n0) * K: every row panel of C against every panel of the block.
+template <class T>
+void multiply_block(int64_t M, int64_t n0, int64_t n1, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa,
+                    const T* panels, T beta, T* C, int64_t ldc, const T* bias) {
+  constexpr int64_t P = kPanelWidth<T>;
+  for_row_panels(M, [&](auto rows, int64_t m) {
+    for (int64_t j = n0; j < n1; j += P) {
+      const int64_t width = std::min(P, n1 - j);
+      row_panel<decltype(rows)::value>(width, K, alpha, A + m * rsa, rsa, csa, panels + (j - n0) * K, width, beta,
+                                       C + m * ldc + j, ldc, bias ? bias + j : nullptr);
+    }
+  });
+}
+
+}  // namespace
+
+template <class T>
+void pack_panels(int64_t K, int64_t n0, int64_t n1, const T* B, int64_t ldb, T* panels) {
+  constexpr int64_t P = kPanelWidth<T>;
+  for (int64_t j = n0; j < n1; j += P) {
+    const int64_t width = std::min(P, n1 - j);
+    T* panel = panels + (j - n0) * K;
+    for (int64_t k = 0; k < K; ++k) std::copy(B + k * ldb + j, B + k * ldb + j + width, panel + k * width);
+  }
+}
+
+// Block by block: B's columns [n0, n1) are copied into panels, then every row panel of C is
+// multiplied with them. A panel's k rows lie one after the other (one or two cache lines each)
+// instead of ldb apart, and a block stays in the core's L2 cache while all of C's rows pass. Each
+// column is still computed by the same tile as in place (a panel narrower than P is only ever the
+// last), so the same bits.
 template <class T>
 void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                        int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
-  constexpr int64_t P = 2 * xsimd::batch<T>::size;
-  const int64_t per_block = std::max<int64_t>(P, kPackedBlockBytes / std::max<int64_t>(1, K * sizeof(T)) / P * P);
+  const int64_t per_block = block_columns<T>(K);
   thread_local std::vector<T> panels;  // the calling thread's; kept between calls
   panels.resize(static_cast<size_t>(K * std::min(per_block, N)));
   for (int64_t n0 = 0; n0 < N; n0 += per_block) {
     const int64_t n1 = std::min(N, n0 + per_block);
-    for (int64_t j = n0; j < n1; j += P) {
-      const int64_t width = std::min(P, n1 - j);
-      T* panel = panels.data() + (j - n0) * K;
-      for (int64_t k = 0; k < K; ++k) std::copy(B + k * ldb + j, B + k * ldb + j + width, panel + k * width);
-    }
-    for_row_panels(M, [&](auto rows, int64_t m) {
-      for (int64_t j = n0; j < n1; j += P)
-        row_panel<decltype(rows)::value>(std::min(P, n1 - j), K, alpha, A + m * rsa, rsa, csa,
-                                         panels.data() + (j - n0) * K, std::min(P, n1 - j), beta, C + m * ldc + j, ldc,
-                                         bias ? bias + j : nullptr);
-    });
+    pack_panels(K, n0, n1, B, ldb, panels.data());
+    multiply_block(M, n0, n1, K, alpha, A, rsa, csa, panels.data(), beta, C, ldc, bias);
   }
+}
+
+template <class T>
+void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa,
+                          const T* panels, T beta, T* C, int64_t ldc, const T* bias) {
+  const int64_t per_block = block_columns<T>(K);
+  for (int64_t n0 = 0; n0 < N; n0 += per_block)
+    multiply_block(M, n0, std::min(N, n0 + per_block), K, alpha, A, rsa, csa, panels + n0 * K, beta, C, ldc, bias);
 }
 
 template <class T>
@@ -230,6 +264,9 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
                                        T*, int64_t, const T*);                                                         \
   template void small_gemm_packed<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T,   \
                                      T*, int64_t, const T*);                                                           \
+  template void small_gemm_prepacked<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, T, T*,     \
+                                        int64_t, const T*);                                                            \
+  template void pack_panels<T>(int64_t, int64_t, int64_t, const T*, int64_t, T*);                                      \
   template void small_gemm_reference<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t,   \
                                         T, T*, int64_t, const T*);                                                     \
   template void transpose_block<T>(int64_t, int64_t, const T*, int64_t, T*, int64_t);

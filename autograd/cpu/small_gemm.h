@@ -11,6 +11,8 @@
 #pragma once
 #include <cstdint>
 
+#include "autograd/quiet_xsimd.h"
+
 namespace sf::kernels {
 
 // C = alpha op(A) B + beta C (+ bias), register-tiled with xsimd (6 rows x 2 vectors of C at a time,
@@ -35,6 +37,20 @@ void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
 template <class T>
 void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                        int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
+
+// B packed once for many products (a linear layer's W^T, made straight in this layout, or W for
+// the backward's dx over all of dy's row panels): panel p holds columns [p P, p P + w) of B as a
+// (K, w) matrix with rows w apart, w = min(P, N - p P), the panels one after the other, so column
+// j's panel starts at panels + j K. pack_panels writes columns [n0, n1) of a row-major B (n0 a
+// multiple of P) starting at `panels`; small_gemm_prepacked multiplies with all N columns of such
+// a B, block by block as small_gemm_packed, with the same bits.
+template <class T>
+constexpr int64_t kPanelWidth = 2 * int64_t(xsimd::batch<T>::size);  // the widest tile
+template <class T>
+void pack_panels(int64_t K, int64_t n0, int64_t n1, const T* B, int64_t ldb, T* panels);
+template <class T>
+void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa,
+                          const T* panels, T beta, T* C, int64_t ldc, const T* bias = nullptr);
 
 // The same product as a plain triple loop: the reference the tests compare small_gemm with.
 template <class T>

@@ -144,6 +144,47 @@ void check_packed_bits(int64_t M, int64_t N, int64_t K, T beta, bool ta, bool wi
   CHECK(std::memcmp(in_place.data(), packed.data(), in_place.size() * sizeof(T)) == 0);
 }
 
+// A B packed once (as linear's W^T and W): pack_panels over two ranges of panels, as two threads
+// do, then small_gemm_prepacked; and W^T made straight in panels by transpose_block, as linear's
+// forward does. Both give the bits of the in-place product.
+template <class T>
+void check_prepacked_bits(int64_t M, int64_t N, int64_t K, bool ta, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  constexpr int64_t P = kPanelWidth<T>;
+  auto filled = [&](int64_t n) {
+    std::vector<T> v(static_cast<size_t>(n));
+    for (T& x : v) x = static_cast<T>(u(rng));
+    return v;
+  };
+  const int64_t lda = (ta ? M : K) + 1, rsa = ta ? 1 : lda, csa = ta ? lda : 1;
+  const std::vector<T> A = filled((ta ? K : M) * lda), W = filled(N * K), bias = filled(N);  // W (N, K)
+  std::vector<T> Bt(static_cast<size_t>(K * N));                                             // W^T (K, N)
+  transpose_block(N, K, W.data(), K, Bt.data());
+  const int64_t panels = (N + P - 1) / P, half = panels / 2;
+  std::vector<T> packed(static_cast<size_t>(K * N)), transposed(packed.size());
+  pack_panels(K, int64_t(0), std::min(N, half * P), Bt.data(), N, packed.data());
+  pack_panels(K, half * P, N, Bt.data(), N, packed.data() + half * P * K);
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t width = std::min(P, N - p * P);
+    transpose_block(width, K, W.data() + p * P * K, K, transposed.data() + p * P * K, width);
+  }
+  CHECK(packed == transposed);
+  std::vector<T> in_place(static_cast<size_t>(M * N)), prepacked(in_place.size(), T(-1));
+  small_gemm_in_place(M, N, K, T(1), A.data(), rsa, csa, Bt.data(), N, T(0), in_place.data(), N, bias.data());
+  small_gemm_prepacked(M, N, K, T(1), A.data(), rsa, csa, packed.data(), T(0), prepacked.data(), N, bias.data());
+  INFO("M " << M << " N " << N << " K " << K << " ta " << ta);
+  CHECK(std::memcmp(in_place.data(), prepacked.data(), in_place.size() * sizeof(T)) == 0);
+}
+
+TEST_CASE("small_gemm_prepacked on panels from pack_panels or transpose_block gives the in-place bits") {
+  std::mt19937 rng(23);
+  for (int64_t N : {1, 15, 33, 64, 100, 2000})
+    for (int64_t K : {1, 9, 130, 600}) {
+      check_prepacked_bits<float>(19, N, K, N % 2 == 0, rng);
+      check_prepacked_bits<double>(9, N, K, N % 2 == 1, rng);
+    }
+}
+
 TEST_CASE("small_gemm_packed gives the same bits as small_gemm_in_place") {
   std::mt19937 rng(19);
   for (int64_t M : {1, 7, 8, 17})
