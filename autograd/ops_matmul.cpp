@@ -126,12 +126,13 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 //
 // Larger weights take small_gemm too when its vectors are wider than OpenBLAS's: this build's tiles
 // are AVX-512 and OpenBLAS runs a family without it (an OPENBLAS_CORETYPE=Haswell on an AVX-512
-// CPU). small_gemm then packs a large W^T or W into panels block by block (small_gemm_packed) and
-// runs at about twice OpenBLAS's rate: on a 2-core Zen 5 held to Haswell kernels, bench_gpt's
-// medium steps taken in turn ran 1.68x and 1.75x faster (bench/README.md, session 25). With
-// OpenBLAS's own AVX-512 kernels the same change ran as fast as OpenBLAS (1.00x), so large weights
-// stay there. Up to 2^22 elements (GPT-2 small's MLP has 2.4M): W^T and the panel backward's
-// per-chunk dW are scratch copies of W, up to 8 of them, so a 50257-token LM head stays on OpenBLAS.
+// CPU). W^T (forward) and W (the backward's dx) are then made once per call in small_gemm's panels
+// (small_gemm_prepacked), and the products run at about twice OpenBLAS's rate: on a 2-core Zen 5
+// held to Haswell kernels, bench_gpt's medium steps taken in turn ran 1.73x faster than on OpenBLAS
+// (bench/README.md, session 25). With OpenBLAS's own AVX-512 kernels the same code ran 0.91x and
+// 0.99x against OpenBLAS, so there large weights stay on it. Up to 2^22 elements (GPT-2 small's MLP
+// has 2.4M): W^T, W's panels and the panel backward's per-chunk dW are scratch copies of W (up to
+// 9), so a 50257-token LM head stays on OpenBLAS.
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
 constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
@@ -144,8 +145,9 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
   return fits && rows >= 2 * kPanelRows;
 }
 
-// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block, then `after(m0, m1, n0, n1)`
-// runs on each block while it is still in cache. One hand-off to the thread pool for the product.
+// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block (for a large W on small_gemm:
+// blocks of 128 rows), then `after(m0, m1, n0, n1)` runs on each block while it is still in cache.
+// One hand-off to the thread pool for the product.
 // On small_gemm (direct_linear), W is first transposed into W^T (in, out), which it reads row by
 // row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
 // to b and OpenBLAS adds the product (beta 1). The transpose is cut in two halves of W's rows on
