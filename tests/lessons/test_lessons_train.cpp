@@ -12,14 +12,11 @@
 #include "lessons/14_stage_model.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
+#include "tests/sanitized.h"
 
 using namespace sf::lessons;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;  // a tiny budget: the code paths, not the learning
-#else
-constexpr bool kSanitized = false;
-#endif
+using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sanitizers
 
 TEST_CASE("lesson 14: each stage's parameter count equals its formula and sf::GPT's") {
   for (int s = 0; s < 6; ++s) {
