@@ -31,12 +31,17 @@ namespace sf::lessons {
 static const char* kPrompt = "ROMEO:\nI love thee, and I love thee not.\n";
 
 // configs/NAME.json with the lesson's overrides, training into `run_dir` (progress on stderr).
-static TrainResult train_config(const std::string& name, int64_t steps, bool full_val, const std::string& run_dir) {
-  Config c = load_config(
-      std::string(SF_SOURCE_DIR) + "/configs/" + name + ".json",
-      {"train.steps=" + std::to_string(steps), std::string("train.eval_full=") + (full_val ? "true" : "false"),
-       "schedule.warmup_steps=" + std::to_string(std::min<int64_t>(100, steps / 10)),
-       "train.eval_interval=" + std::to_string(steps), "train.samples=0", "output.run_dir=\"" + run_dir + "\""});
+// eval_iters 0 keeps the config's own.
+static TrainResult train_config(const std::string& name, int64_t steps, bool full_val, int64_t eval_iters,
+                                const std::string& run_dir) {
+  std::vector<std::string> overrides = {"train.steps=" + std::to_string(steps),
+                                        std::string("train.eval_full=") + (full_val ? "true" : "false"),
+                                        "schedule.warmup_steps=" + std::to_string(std::min<int64_t>(100, steps / 10)),
+                                        "train.eval_interval=" + std::to_string(steps),
+                                        "train.samples=0",
+                                        "output.run_dir=\"" + run_dir + "\""};
+  if (eval_iters > 0) overrides.push_back("train.eval_iters=" + std::to_string(eval_iters));
+  Config c = load_config(std::string(SF_SOURCE_DIR) + "/configs/" + name + ".json", overrides);
   TrainOptions o;
   o.out = &std::cerr;
   return train(c, o);
@@ -56,14 +61,16 @@ static std::string head_kind(const HeadRole& r, double uniform_entropy, Lang lan
 static const InsideResult& look_inside(const InsideOptions& opt) {
   static std::map<std::string, InsideResult> done;
   const std::string key = std::to_string(opt.gpt_steps) + " " + std::to_string(opt.reverse_steps) + " " +
-                          std::to_string(opt.role_windows) + " " + std::to_string(opt.full_val);
+                          std::to_string(opt.role_windows) + " " + std::to_string(opt.full_val) + " " +
+                          std::to_string(opt.eval_iters);
   if (auto it = done.find(key); it != done.end()) return it->second;
   InsideResult r;
   const fs::path tmp = fs::temp_directory_path() / ("scratchformer-lesson15-" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   try {
     // [excerpt: gpt]
-    TrainResult trained = train_config("default", opt.gpt_steps, opt.full_val, (tmp / "default").string());
+    TrainResult trained =
+        train_config("default", opt.gpt_steps, opt.full_val, opt.eval_iters, (tmp / "default").string());
     std::string record_path = find_checkpoint((tmp / "default").string(), "best");
     nlohmann::json record = read_checkpoint_record(record_path);
     Config c = config_from_json(record.at("config"));
@@ -112,7 +119,7 @@ static const InsideResult& look_inside(const InsideOptions& opt) {
     r.prompt_maps = attention_maps(*model, prompt, labels);
 
     // The reverse task: cross-attention of the decoder on held-out examples.
-    TrainResult rev = train_config("reverse", opt.reverse_steps, true, (tmp / "reverse").string());
+    TrainResult rev = train_config("reverse", opt.reverse_steps, true, opt.eval_iters, (tmp / "reverse").string());
     r.reverse_steps = rev.steps_done;
     r.reverse_accuracy = rev.full.accuracy;
     std::string rev_path = find_checkpoint((tmp / "reverse").string(), "best");

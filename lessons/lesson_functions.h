@@ -189,6 +189,7 @@ struct InsideOptions {
   int64_t reverse_steps = 600;  // of configs/reverse.json's 1500, to keep the lesson to minutes
   int64_t role_windows = 16;    // val windows the head roles are averaged over
   bool full_val = true;         // the GPT's val loss over the whole val split (false: 20 batches)
+  int64_t eval_iters = 0;       // batches per loss estimate (0: each config's own, 20 and 10)
 };
 struct InsideResult {
   int64_t gpt_steps = 0, reverse_steps = 0;

@@ -18,9 +18,11 @@
 #include "autograd/errors.h"
 #include "experiments/compare_ln.h"
 #include "experiments/run_dir.h"
+#include "tests/sanitized.h"
 
 namespace fs = std::filesystem;
 using namespace sf;
+using sf::test::kSanitized;
 
 namespace {
 
@@ -162,16 +164,34 @@ TEST_CASE("compare_ln: in the paper's setting Post-LN's FFN gradients grow towar
   std::vector<std::string> o = {
       "data.dataset=\"synthetic\"", "data.path=\"\"",     "output.run_dir=\"" + dir.string() + "\"",
       "compare.quick=true",         "compare.depths=[6]", "compare.train_curves=false"};
+  // Under the sanitizers one batch of 2 per measurement instead of quick mode's 4 of 16: the same
+  // model and study code, which ASan and UBSan check; the ratios need the batches to be measured
+  // and are checked in Release (the full setting took 194 s under ASan).
+  if (kSanitized) {
+    o.push_back("train.batch_size=2");
+    o.push_back("compare.grad_batches=1");
+  }
   std::ostringstream log;
   run_compare_study(load_compare_study("configs/compare_ln.json", o), log);
   std::map<int, std::vector<double>> post, pre;
   read_grad_norms(dir / "grad_norms.csv", post, pre);
-  double post_ratio = mean_ratio(post), pre_ratio = mean_ratio(pre);
-  CAPTURE(post_ratio);
-  CAPTURE(pre_ratio);
-  CHECK(post_ratio > 1.2);
-  CHECK(pre_ratio < post_ratio);
-  for (double r : ratios(pre)) CHECK(r < 1.2);  // Pre-LN's does not grow (it may shrink: finding 1b)
+  if (kSanitized) {  // what the short run can show: a finite norm per layer and seed, the report
+    CHECK(fs::exists(dir / "report.md"));
+    REQUIRE(post.size() == 2);  // quick mode's 2 seeds
+    REQUIRE(pre.size() == 2);
+    for (const auto* by_seed : {&post, &pre})
+      for (const auto& [seed, v] : *by_seed) {
+        REQUIRE(v.size() == 6);
+        for (double norm : v) CHECK((std::isfinite(norm) && norm > 0));
+      }
+  } else {
+    double post_ratio = mean_ratio(post), pre_ratio = mean_ratio(pre);
+    CAPTURE(post_ratio);
+    CAPTURE(pre_ratio);
+    CHECK(post_ratio > 1.2);
+    CHECK(pre_ratio < post_ratio);
+    for (double r : ratios(pre)) CHECK(r < 1.2);  // Pre-LN's does not grow (it may shrink: finding 1b)
+  }
   fs::remove_all(dir);
 }
 

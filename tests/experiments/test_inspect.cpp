@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/inspect.h"
+#include "tests/sanitized.h"
 #include "tiny_run.h"
 
 using namespace sf;
@@ -187,14 +188,20 @@ TEST_CASE("the attention page in headless Chromium: after its script ran, the ce
 }
 
 TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-attention looks at the mirrored position") {
-  // 300 steps of configs/reverse.json: about 90% exact match already (7.5 s in Release).
+  // 300 steps of configs/reverse.json: about 90% exact match already (7.5 s in Release). Under the
+  // sanitizers 6 steps, one batch per loss estimate and 64 held-out sequences (inspect reads 64):
+  // the same training, evaluation and inspection code, which ASan and UBSan check; the learned
+  // alignment needs the 300 steps and is checked in Release (the full run took 312 s under ASan).
+  const std::string budget =
+      kSanitized ? " --set train.steps=6 --set train.eval_interval=6 --set schedule.warmup_steps=2"
+                   " --set train.eval_iters=1 --set data.task_eval_size=64"
+                 : " --set train.steps=300 --set train.eval_interval=300 --set schedule.warmup_steps=30";
   fs::path run = fs::temp_directory_path() / "sf_test_experiments" / "inspect_reverse";
   const std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   int code = -1;
   std::string log = run_command(exe + " train " + std::string(SF_SOURCE_DIR) +
                                     "/configs/reverse.json --set output.run_dir=" + run.string() +
-                                    " --set output.overwrite=true --set train.steps=300 --set train.eval_interval=300"
-                                    " --set schedule.warmup_steps=30 --set train.samples=0 2>&1",
+                                    " --set output.overwrite=true" + budget + " --set train.samples=0 2>&1",
                                 code);
   INFO(log);
   REQUIRE(code == 0);
@@ -206,8 +213,14 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   std::string last = line_starting(printed, "  decoder layer 1: ");
   REQUIRE(!last.empty());
   // By chance (uniform over a source of 2-8 symbols) the share is about 0.2; measured 0.51 here
-  // (0.73 after the full 1500 steps).
-  CHECK(std::stod(last.substr(std::string("  decoder layer 1: ").size())) > 0.4);
+  // (0.73 after the full 1500 steps). After the sanitizers' 6 steps, only a share.
+  const double share = std::stod(last.substr(std::string("  decoder layer 1: ").size()));
+  if (kSanitized) {
+    CHECK(share >= 0);
+    CHECK(share <= 1);
+  } else {
+    CHECK(share > 0.4);
+  }
   json maps = json::parse(slurp(run / "inspect" / "attention.json"));
   CHECK(maps["labels"][0] == "<bos>");
   CHECK(maps["key_labels"].size() + 1 == maps["labels"].size());  // reverse: as many outputs as inputs, plus <bos>

@@ -8,14 +8,11 @@
 
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
+#include "tests/sanitized.h"
 
 using namespace sf::lessons;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;  // smaller sizes: the code paths, not the timings
-#else
-constexpr bool kSanitized = false;
-#endif
+using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sanitizers
 
 TEST_CASE("lesson 19: the articles' entry counts, the crossings, and P's size as the kernel keeps it") {
   AttentionCostOptions o;

@@ -8,14 +8,11 @@
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
+#include "tests/sanitized.h"
 
 using namespace sf::lessons;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
+using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sanitizers
 
 TEST_CASE("lesson 17: the articles' worked examples recomputed (steps 1-7, no training)") {
   std::ostringstream out;
