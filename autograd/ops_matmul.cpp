@@ -157,7 +157,7 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
-  if (direct_linear(rows, in, out) && in * out * int64_t(sizeof(T)) > kernels::kPackedBlockBytes) {
+  if (direct_linear(rows, in, out) && kernels::packs_b<T>(in, out)) {
     // A large W: W^T made straight in small_gemm's panels (panel p = W's rows [p P, p P + w)
     // transposed), a share of the panels per thread; then blocks of rows, each against all of them.
     thread_local std::vector<T> scratch;  // the calling thread's W^T in panels; kept between calls
@@ -237,7 +237,7 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
   T* parts = scratch.data();
   // A large W is packed into small_gemm's panels once for all the panels of dy (small_gemm would
   // pack it again for each), a share of the panels per thread.
-  const bool packed = in * out * int64_t(sizeof(T)) > kernels::kPackedBlockBytes;
+  const bool packed = kernels::packs_b<T>(out, in);
   thread_local std::vector<T> w_scratch;  // the calling thread's; the pool's threads use it by this pointer
   T* w_panels = nullptr;
   if (packed) {

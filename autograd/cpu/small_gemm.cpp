@@ -181,7 +181,7 @@ void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
 template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
                 T beta, T* C, int64_t ldc, const T* bias) {
-  if (K * N * static_cast<int64_t>(sizeof(T)) > kPackedBlockBytes && M >= 2 * kTileRows)
+  if (packs_b<T>(K, N) && M >= 2 * kTileRows)
     small_gemm_packed(M, N, K, alpha, A, rsa, csa, B, ldb, beta, C, ldc, bias);
   else small_gemm_in_place(M, N, K, alpha, A, rsa, csa, B, ldb, beta, C, ldc, bias);
 }

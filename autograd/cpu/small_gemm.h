@@ -31,6 +31,11 @@ void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs
 // K 384 x N 1536 117-129 / 190-215 / 187-202 / 106; K 1536 x N 384 136-153 / 198-216 / 190-197 /
 // 105 (blocks of 2^18 bytes: packed 176-188 on the first; 2^20: 176 and 164 at M = 256).
 constexpr int64_t kPackedBlockBytes = int64_t(1) << 19;
+// Whether a (K, N) B is large enough to be packed: over one block.
+template <class T>
+constexpr bool packs_b(int64_t K, int64_t N) {
+  return K * N * int64_t(sizeof(T)) > kPackedBlockBytes;
+}
 template <class T>
 void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                          int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
