@@ -123,16 +123,20 @@ TEST_CASE("small_gemm on a B larger than one packed block matches the triple loo
   check_product<double>(17, N / 2, K, 0.25, 2.0, false, 5, rng, true);
 }
 
+// n values uniform in [-1, 1).
+template <class T>
+std::vector<T> random_values(int64_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (T& x : v) x = static_cast<T>(u(rng));
+  return v;
+}
+
 // Packing only moves B's values: every element of C is still the same sum in the same order by
 // the same tile, so both ways give the same bits, on any shape.
 template <class T>
 void check_packed_bits(int64_t M, int64_t N, int64_t K, T beta, bool ta, bool with_bias, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  auto filled = [&](int64_t n) {
-    std::vector<T> v(static_cast<size_t>(n));
-    for (T& x : v) x = static_cast<T>(u(rng));
-    return v;
-  };
+  auto filled = [&](int64_t n) { return random_values<T>(n, rng); };
   const int64_t ldb = N + 3, ldc = N + 5, lda = (ta ? M : K) + 2;
   const std::vector<T> A = filled((ta ? K : M) * lda), B = filled(K * ldb), bias = filled(N), C = filled(M * ldc);
   std::vector<T> in_place = C, packed = C;
@@ -149,13 +153,8 @@ void check_packed_bits(int64_t M, int64_t N, int64_t K, T beta, bool ta, bool wi
 // forward does. Both give the bits of the in-place product.
 template <class T>
 void check_prepacked_bits(int64_t M, int64_t N, int64_t K, bool ta, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto filled = [&](int64_t n) { return random_values<T>(n, rng); };
   constexpr int64_t P = kPanelWidth<T>;
-  auto filled = [&](int64_t n) {
-    std::vector<T> v(static_cast<size_t>(n));
-    for (T& x : v) x = static_cast<T>(u(rng));
-    return v;
-  };
   const int64_t lda = (ta ? M : K) + 1, rsa = ta ? 1 : lda, csa = ta ? lda : 1;
   const std::vector<T> A = filled((ta ? K : M) * lda), W = filled(N * K), bias = filled(N);  // W (N, K)
   std::vector<T> Bt(static_cast<size_t>(K * N));                                             // W^T (K, N)
