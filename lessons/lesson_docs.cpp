@@ -22,8 +22,18 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--check") check = true;
     else if (a == "--excerpts") excerpts_only = true;
-    else if (a == "--only" && i + 1 < argc) only = argv[++i];  // one lesson, by name or number
-    else root = a;
+    else if (a == "--only") {  // one lesson, by name or number
+      if (i + 1 == argc) {
+        std::cerr << "error: --only needs a lesson (a name such as \"encoder\", or a number such as 9)\n";
+        return 2;
+      }
+      only = argv[++i];
+    } else if (a.rfind("-", 0) != 0) root = a;  // the source tree (default: this build's)
+    else {
+      std::cerr << "error: " << a
+                << ": unknown option (lesson_docs [--check | --excerpts] [--only NAME] [SOURCE_DIR])\n";
+      return 2;
+    }
   }
   if (!only.empty() && !find_lesson(only)) {
     std::cerr << "error: --only " << only << ": no such lesson (a name such as \"encoder\", or a number such as 9)\n";
