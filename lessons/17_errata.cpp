@@ -84,10 +84,11 @@ std::vector<double> train(GPT& model, bool leaky, data::RandomWindows& batches, 
     Tensor logits = leaky ? leaky_forward(model, b.inputs) : model.forward(b.inputs);  // (B, T, V)
     Tensor loss = cross_entropy(logits, b.targets);
     loss.backward();
-    clip_grad_norm(model.named_parameters(), 1.0);
+    double norm = clip_grad_norm(model.named_parameters(), 1.0);
     opt.step();
     losses.push_back(loss.item());
-    progress.update({step + 1, loss.item(), adam.lr});  // the bar on stderr
+    double tokens = static_cast<double>((step + 1) * b.inputs.numel());                    // tokens trained on so far
+    progress.update({step + 1, loss.item(), adam.lr, norm, tokens / progress.elapsed()});  // the bar on stderr
   }
   // [/excerpt]
   progress.finish();

@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <iostream>
+#include <regex>
 #include <sstream>
+#include <string>
 
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
@@ -78,8 +81,28 @@ TEST_CASE("lesson 17: a GPT trained without its causal mask, and the lesson's te
     MESSAGE("skipped: lesson 17 trains two GPTs (about 10 s of CPU in Release); too slow under the sanitizers");
     return;
   }
-  std::ostringstream out;
-  ErrataResult r = run_lesson_errata(out);
+  std::ostringstream out, progress;
+  ErrataResult r;
+  {
+    struct StderrTo {  // std::cerr into `progress` until the end of this block, even on a throw
+      std::streambuf* old;
+      ~StderrTo() { std::cerr.rdbuf(old); }
+    } redirect{std::cerr.rdbuf(progress.rdbuf())};
+    r = run_lesson_errata(out);
+  }
+  // Each model's progress line reports its gradient norm and tokens/s (both read 0 once).
+  const std::string log = progress.str();
+  int final_lines = 0;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, std::regex("^step 400/400 \\| .* \\| norm ([0-9.]+) \\| ([0-9.]+)[kM]? tok/s")))
+      continue;
+    ++final_lines;
+    CHECK(std::stod(m[1]) > 0);
+    CHECK(std::stod(m[2]) > 0);
+  }
+  CHECK(final_lines == 2);
   // 8-9. The leak. Both start at about ln 65 (a uniform guess); the model without the mask ends
   // far below the correct one (it copies the next input), and from prefixes alone, as in
   // generation, it is worse than a uniform guess. The correct model scores the same both ways.
