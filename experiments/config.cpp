@@ -406,20 +406,24 @@ static json parse_without_duplicate_keys(const std::string& text) {
   return json::parse(text, check);
 }
 
+const std::string* last_override_of(const std::vector<std::string>& overrides, const std::string& key) {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+    const size_t eq = o->find('='), dot = o->find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot > eq) continue;
+    // Compared as error messages print them (printable), so a key with odd bytes still matches.
+    const std::string section = printable(o->substr(0, dot));
+    if (key == section + "." + printable(o->substr(dot + 1, eq - dot - 1)) || key == section) return &*o;
+  }
+  return nullptr;
+}
+
 // Where the value a ConfigError `message` ("model.foo: unknown key ...") names came from: the last
 // --set of that key (or of its section, for an unknown section), else the config file. Said first
 // in the message, so that a learner edits the right place.
 static std::string error_origin(const std::string& message, const std::string& path,
                                 const std::vector<std::string>& overrides) {
-  const std::string key = message.substr(0, message.find(": "));
-  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
-    const size_t eq = o->find('='), dot = o->find('.');
-    if (eq == std::string::npos || dot == std::string::npos || dot > eq) continue;
-    const std::string section = printable(o->substr(0, dot));
-    if (key == section + "." + printable(o->substr(dot + 1, eq - dot - 1)) || key == section)
-      return "--set " + printable(*o);
-  }
-  return printable(path);
+  const std::string* o = last_override_of(overrides, message.substr(0, message.find(": ")));
+  return o ? "--set " + printable(*o) : printable(path);
 }
 
 Config load_config(const std::string& path, const std::vector<std::string>& overrides) {

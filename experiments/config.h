@@ -278,6 +278,11 @@ void validate_config(const Config& c, bool check_files = true);
 Config load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 inline constexpr uintmax_t kMaxConfigBytes = 1 << 20;  // 1 MiB: a config is a few hundred bytes
 
+// The last of `overrides` (as given: "optim.lr=1e-2") that sets `key` ("optim.lr"), or any key of
+// the section when `key` is a section ("optim"); nullptr when none does. Later --set win, so the
+// search runs from the last. load_config's errors and the resume checks name their source with it.
+const std::string* last_override_of(const std::vector<std::string>& overrides, const std::string& key);
+
 // configs/README.md: every section and field with its default and its documentation, then the
 // ready configs found in `configs_dir` (each with its "description"), when it is not empty.
 std::string config_doc_markdown(const std::string& configs_dir = "");

@@ -31,8 +31,7 @@ static std::string join(const std::vector<std::string>& items) {
 }
 
 std::string ConfigOrigin::of(const std::string& key) const {
-  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
-    if (o->substr(0, o->find('=')) == key) return " from --set " + *o;
+  if (const std::string* o = last_override_of(overrides, key)) return " from --set " + *o;
   if (file.empty()) return "";
   return " in " + file + (run_config ? "; was it edited?" : "");  // (train rewrites it only as allowed)
 }

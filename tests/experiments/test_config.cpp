@@ -189,6 +189,20 @@ TEST_CASE("a config error names the --set that gave the value, or the file when 
   fs::remove_all(dir);
 }
 
+TEST_CASE("last_override_of: the last --set of a key or of its section, nothing for other keys") {
+  const std::vector<std::string> sets = {"optim.lr=1e-3", "train.steps=5", "optim.lr=2e-3", "no_dot=1", "x=a.b"};
+  const std::string* lr = last_override_of(sets, "optim.lr");
+  REQUIRE(lr != nullptr);
+  CHECK(*lr == "optim.lr=2e-3");  // the later one wins, as it does when they are applied
+  REQUIRE(last_override_of(sets, "train") != nullptr);
+  CHECK(*last_override_of(sets, "train") == "train.steps=5");  // a section: any key of it
+  CHECK(last_override_of(sets, "optim.beta1") == nullptr);
+  CHECK(last_override_of(sets, "train.step") == nullptr);  // whole names only
+  CHECK(last_override_of(sets, "no_dot") == nullptr);      // not "section.key=value": skipped
+  CHECK(last_override_of(sets, "x") == nullptr);           // its dot is in the value
+  CHECK(last_override_of({}, "optim.lr") == nullptr);
+}
+
 TEST_CASE("the resolved config round-trips through JSON with every field") {
   Config c;
   c.model.n_layer = 3;
