@@ -6,6 +6,9 @@
 //      the difference is the engine's overhead (allocating the output, shape checks).
 //   3. Fused attention_packed, forward+backward, at bench_gpt's tiny, small and medium shapes, causal
 //      (computed in row blocks over the visible keys only) against non-causal (the full matrix).
+//   4. The linear products of bench_gpt's small shape (M = 2048 rows) with warm operands, against
+//      this CPU's own FMA rate: small_gemm (the direct kernel) and OpenBLAS on one thread, then
+//      split over the pool (every thread). Issue 23's limit is measured on the same products.
 //
 // Each measurement repeats for ~0.2 s and reports the best of 3 runs (the least disturbed by
 // other processes). Not run by the tests: `cmake --build build --target bench_ops` and run
@@ -13,12 +16,14 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <functional>
 
-#include "autograd/cpu/blas.h"
 #include "autograd/attention.h"
+#include "autograd/cpu/blas.h"
+#include "autograd/cpu/small_gemm.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "autograd/cpu/threads.h"
@@ -109,6 +114,55 @@ static void attention_row(int64_t B, int64_t T, int64_t H, int64_t D) {
   std::printf("  %-22s %14.2f %14.2f %9.2f\n", shape, full, causal, full / causal);
 }
 
+// One core's rate of vector FMAs with nothing else in the way: 12 independent chains (more than
+// FMA latency x FMA ports), no memory traffic. GFLOP/s, 2 per lane per FMA.
+static double fma_peak_gflops() {
+  using Batch = xsimd::batch<float>;
+  volatile float seed = 1.0f;  // not a constant: the compiler cannot fold the chains
+  std::array<Batch, 12> acc;
+  for (size_t i = 0; i < acc.size(); ++i) acc[i] = Batch(seed + static_cast<float>(i));
+  const Batch m(0.9999999f), c(1e-7f);
+  const int64_t iterations = 20'000'000;
+  const auto start = Clock::now();
+  for (int64_t it = 0; it < iterations; ++it)
+    for (Batch& a : acc) a = xsimd::fma(a, m, c);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  Batch total(0.0f);
+  for (const Batch& a : acc) total += a;
+  volatile float sink = xsimd::hadd(total);
+  (void)sink;
+  return 2.0 * Batch::size * static_cast<double>(acc.size() * iterations) / seconds / 1e9;
+}
+
+// C (M, N) = op(A) B for one of small's linear products (A transposed for a weight gradient):
+// GFLOP/s of small_gemm and of OpenBLAS, on this thread alone and with the rows of C split over
+// the pool.
+static void product_row(const char* name, int64_t M, int64_t K, int64_t N, bool ta) {
+  Generator gen(4);
+  Tensor a = Tensor::randn(ta ? Shape{K, M} : Shape{M, K}, gen), b = Tensor::randn({K, N}, gen);
+  Tensor c = Tensor::empty({M, N});
+  const float *A = a.data<float>(), *B = b.data<float>();
+  float* C = c.data<float>();
+  const int64_t rsa = ta ? 1 : K, csa = ta ? M : 1;  // op(A)(m, k) = A[m rsa + k csa]
+  auto ours = [&](int64_t r0, int64_t r1) {
+    kernels::small_gemm<float>(r1 - r0, N, K, 1.f, A + r0 * rsa, rsa, csa, B, N, 0.f, C + r0 * N, N);
+  };
+  auto openblas = [&](int64_t r0, int64_t r1) {
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, static_cast<int>(r1 - r0),
+                static_cast<int>(N), static_cast<int>(K), 1.f, A + r0 * rsa, static_cast<int>(ta ? M : K), B,
+                static_cast<int>(N), 0.f, C + r0 * N, static_cast<int>(N));
+  };
+  const double gflop = 2e-9 * static_cast<double>(M * N * K);
+  auto rate = [&](const std::function<void()>& f) { return gflop / (1e-9 * time_ns(f)); };
+  const double ours_1 = rate([&] { ours(0, M); }), blas_1 = rate([&] { openblas(0, M); });
+  const double ours_p = rate([&] { parallel_for(M, 64, ours); });
+  const double blas_p = rate([&] { parallel_for(M, 64, openblas); });
+  char shape[64];
+  std::snprintf(shape, sizeof shape, "%s M%lld K%lld N%lld", name, static_cast<long long>(M), static_cast<long long>(K),
+                static_cast<long long>(N));
+  std::printf("  %-36s %10.1f %10.1f %12.1f %12.1f\n", shape, ours_1, blas_1, ours_p, blas_p);
+}
+
 int main(int, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
   init_threads_from_env();
@@ -137,5 +191,17 @@ int main(int, char** argv) {
   attention_row(32, 32, 4, 16);   // bench_gpt tiny
   attention_row(16, 128, 4, 32);  // bench_gpt small
   attention_row(8, 256, 6, 64);   // bench_gpt medium
+
+  std::printf("\nsmall's linear products (M = 2048 rows), GFLOP/s, warm operands; one core's FMA peak first:\n");
+  std::printf("  FMA peak, one core: %.1f GFLOP/s (%d-float vectors)\n", fma_peak_gflops(),
+              static_cast<int>(xsimd::batch<float>::size));
+  std::printf("  %-36s %10s %10s %12s %12s\n", "product", "ours 1T", "BLAS 1T", "ours pool", "BLAS pool");
+  product_row("qkv forward", 2048, 128, 384, false);
+  product_row("fc forward", 2048, 128, 512, false);
+  product_row("fc proj forward", 2048, 512, 128, false);
+  product_row("qkv input grad", 2048, 384, 128, false);
+  product_row("fc proj input grad", 2048, 128, 512, false);
+  product_row("fc weight grad", 512, 2048, 128, true);
+  product_row("fc proj weight grad", 128, 2048, 512, true);
   return 0;
 }
