@@ -76,14 +76,34 @@ inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa
   }
 }
 
-// All of C's columns for R rows.
+// Asks for the cache lines of a tile of R rows x 2 vectors of C (rows ldc apart) with the intent
+// to write them (PREFETCHW where the CPU has it), so that the tile's stores, a whole K loop later,
+// find them in cache. Without it every tile of a C that is not in cache (a fresh activation, a
+// block of attention scores) ended on stores that waited for its lines to be read from L3 or
+// memory first: bench_gpt's steps taken in turn, 2-core Zen 5, old/new: small 1.040-1.048, medium
+// 1.04-1.08 with Haswell kernels (its large weights run on small_gemm there) and 1.02 with
+// Cooperlake, tiny 1.004-1.007 (bench/README.md, session 26).
+template <int R, class T>
+inline void prefetch_tile_for_write(const T* c, int64_t ldc) {
+  constexpr int64_t W = xsimd::batch<T>::size, kLine = 64 / int64_t(sizeof(T));
+  for (int r = 0; r < R; ++r)
+    for (int64_t e = 0; e < 2 * W; e += kLine) __builtin_prefetch(c + r * ldc + e, 1, 3);
+}
+
+// All of C's columns for R rows. Each wide tile first prefetches the next one's lines of C: the
+// next tile of these rows, and after the last one `next_c`, the tile the caller does next
+// (kTileRows rows x 2 vectors, or nullptr).
 template <int R, class T>
 void row_panel(int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta,
-               T* C, int64_t ldc, const T* bias) {
+               T* C, int64_t ldc, const T* bias, const T* next_c = nullptr) {
   constexpr int64_t W = xsimd::batch<T>::size;
   auto at = [bias](int64_t j) { return bias ? bias + j : nullptr; };
   int64_t j = 0;
-  for (; j + 2 * W <= N; j += 2 * W) tile<R, 2>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
+  for (; j + 2 * W <= N; j += 2 * W) {
+    if (j + 4 * W <= N) prefetch_tile_for_write<R>(C + j + 2 * W, ldc);
+    else if (next_c) prefetch_tile_for_write<kTileRows>(next_c, ldc);
+    tile<R, 2>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
+  }
   for (; j + W <= N; j += W) tile<R, 1>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
   for (; j < N; ++j) tile_column<R>(K, alpha, A, rsa, csa, B + j, ldb, beta, C + j, ldc, at(j));
 }
@@ -112,7 +132,9 @@ template <class T>
 void small_gemm_in_place(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                          int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
   for_row_panels(M, [&](auto rows, int64_t m) {
-    row_panel<decltype(rows)::value>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc, bias);
+    const int64_t next = m + decltype(rows)::value;  // the next row panel: its first tile, when it is a whole one
+    row_panel<decltype(rows)::value>(N, K, alpha, A + m * rsa, rsa, csa, B, ldb, beta, C + m * ldc, ldc, bias,
+                                     next + kTileRows <= M ? C + next * ldc : nullptr);
   });
 }
 
@@ -132,10 +154,15 @@ void multiply_block(int64_t M, int64_t n0, int64_t n1, int64_t K, T alpha, const
                     const T* panels, T beta, T* C, int64_t ldc, const T* bias) {
   constexpr int64_t P = kPanelWidth<T>;
   for_row_panels(M, [&](auto rows, int64_t m) {
+    constexpr int R = decltype(rows)::value;
     for (int64_t j = n0; j < n1; j += P) {
       const int64_t width = std::min(P, n1 - j);
-      row_panel<decltype(rows)::value>(width, K, alpha, A + m * rsa, rsa, csa, panels + (j - n0) * K, width, beta,
-                                       C + m * ldc + j, ldc, bias ? bias + j : nullptr);
+      // The whole tile done next, if any: this row panel's next one, or the first of the next rows.
+      const T* next = j + 2 * P <= n1                          ? C + m * ldc + j + P
+                      : m + R + kTileRows <= M && n0 + P <= n1 ? C + (m + R) * ldc + n0
+                                                               : nullptr;
+      row_panel<R>(width, K, alpha, A + m * rsa, rsa, csa, panels + (j - n0) * K, width, beta, C + m * ldc + j, ldc,
+                   bias ? bias + j : nullptr, next);
     }
   });
 }
