@@ -114,8 +114,8 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 // below) multiply on small_gemm (small_gemm.h), which reads x, W and dy where they are, instead of
 // OpenBLAS, which packs its operands on every call (on bench_gpt's tiny and small shapes, over 9%
 // of a step's samples went to OpenBLAS's packing copies and 3% to copying the bias into y).
-// Larger weights stay on OpenBLAS: with W^T over the L2 cache small_gemm streamed it from L3 for
-// every 8 rows of x (medium's steps ran 7% slower).
+// Read in place, a larger W^T (over the L2 cache) was streamed from L3 for every 8 rows of x
+// (medium's steps ran 7% slower): larger weights take the packed panels below, or OpenBLAS.
 // bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
 // 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
 // ones (Haswell, which this kernel's AVX-512 tiles outrun); with this code built for AVX2 too
@@ -124,24 +124,21 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 // than the product saves, and OpenBLAS keeps them: on small's shape, batch 1 generated 0.58x as
 // many tokens per second with every call on small_gemm (bench_sample).
 //
-// Larger weights take small_gemm too when its vectors are wider than OpenBLAS's: this build's tiles
-// are AVX-512 and OpenBLAS runs a family without it (an OPENBLAS_CORETYPE=Haswell on an AVX-512
-// CPU). W^T (forward) and W (the backward's dx) are then made once per call in small_gemm's panels
-// (small_gemm_prepacked), and the products run at about twice OpenBLAS's rate: on a 2-core Zen 5
-// held to Haswell kernels, bench_gpt's medium steps taken in turn ran 1.73x faster than on OpenBLAS
-// (bench/README.md, session 25). With OpenBLAS's own AVX-512 kernels the same code ran 0.91x and
-// 0.99x against OpenBLAS, so there large weights stay on it. Up to 2^22 elements (GPT-2 small's MLP
-// has 2.4M): W^T, W's panels and the panel backward's per-chunk dW are scratch copies of W (up to
-// 9), so a 50257-token LM head stays on OpenBLAS.
+// Larger weights take small_gemm too when this build's tiles are AVX-512 (16 floats a vector). W^T
+// (forward) and W (the backward's dx) are then made once per call in small_gemm's panels
+// (small_gemm_prepacked). On a 2-core Zen 5, bench_gpt's medium steps taken in turn: 1.73x faster
+// than on OpenBLAS held to its AVX2 (Haswell) kernels (session 25), and, since the tiles prefetch
+// C's lines (small_gemm.cpp), 1.07x faster than on OpenBLAS's own AVX-512 (Cooperlake) kernels,
+// which won before that (0.91x, 0.99x; bench/README.md, sessions 25 and 26). An AVX2 build keeps
+// large weights on OpenBLAS (not measured there). Up to 2^22 elements (GPT-2 small's MLP has
+// 2.4M): W^T, W's panels and the panel backward's per-chunk dW are scratch copies of W (up to 9),
+// so a 50257-token LM head stays on OpenBLAS.
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
 constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
-static bool small_gemm_wider_than_blas() {
-  static const bool wider = xsimd::batch<float>::size >= 16 && !blas::avx512_family(blas::core_name());
-  return wider;
-}
+constexpr bool kWideTiles = xsimd::batch<float>::size >= 16;
 static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
-  const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && small_gemm_wider_than_blas());
+  const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && kWideTiles);
   return fits && rows >= 2 * kPanelRows;
 }
 

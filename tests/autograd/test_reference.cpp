@@ -208,8 +208,8 @@ TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and c
                    double) {
   // (rows, in, out): one small block; row blocks of the split product; column blocks (few rows);
   // then linear's panel backward (512 rows or more): 2 chunks, rows not a multiple of 16; 4 chunks;
-  // last a weight over 2^17 elements, on OpenBLAS, or on small_gemm with W^T and W packed when
-  // OpenBLAS's kernels are narrower than its tiles (ops_matmul.cpp): whichever this machine runs
+  // last a weight over 2^17 elements, on small_gemm with W^T and W packed in an AVX-512 build, on
+  // OpenBLAS in another (ops_matmul.cpp): whichever this build runs
   for (auto [rows, in, out] :
        {std::array<int64_t, 3>{5, 7, 9}, {256, 64, 96}, {40, 64, 512}, {600, 24, 40}, {4200, 16, 24}, {520, 384, 360}})
     for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
