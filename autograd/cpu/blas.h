@@ -79,9 +79,9 @@ std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma,
 // CPU runs: AVX2 (or older) families on a CPU with AVX-512 (F, BW, DQ, VL). "" otherwise. On a
 // 2-core Zen 5 that presets OPENBLAS_CORETYPE=Haswell, unsetting it (OpenBLAS then chose
 // Cooperlake) made medium's training step about 1.8x faster (bench/README.md, session 17). Since
-// session 25 the linear layers of a training step run on small_gemm under such kernels, and
-// medium's steps took about as long either way (485-513 ms and 476-490); the note still holds for
-// every product left on OpenBLAS (few rows, as in generation; weights over 2^22 elements). The first form
+// sessions 25 and 26 the linear layers of a training step run on small_gemm in an AVX-512 build,
+// whatever OpenBLAS runs, and the note says so there; it still holds for every product left on
+// OpenBLAS (few rows, as in generation; weights over 2^22 elements). The first form
 // decides from its arguments (`user_value`: the variable, or nullptr when unset); the second asks
 // this process and CPU.
 std::string narrow_kernels_note(const std::string& chosen, const char* user_value, bool avx512);
