@@ -13,6 +13,9 @@
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
 
+// What --only takes, said by both of its errors.
+constexpr const char* kLessonHint = "(a name such as \"encoder\", or a number such as 9)";
+
 int main(int argc, char** argv) {
   sf::blas::reexec_with_better_kernels(argv);  // as `scratchformer lesson` does (blas.h)
   using namespace sf::lessons;
@@ -24,7 +27,7 @@ int main(int argc, char** argv) {
     else if (a == "--excerpts") excerpts_only = true;
     else if (a == "--only") {  // one lesson, by name or number
       if (i + 1 == argc) {
-        std::cerr << "error: --only needs a lesson (a name such as \"encoder\", or a number such as 9)\n";
+        std::cerr << "error: --only needs a lesson " << kLessonHint << "\n";
         return 2;
       }
       only = argv[++i];
@@ -36,7 +39,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!only.empty() && !find_lesson(only)) {
-    std::cerr << "error: --only " << only << ": no such lesson (a name such as \"encoder\", or a number such as 9)\n";
+    std::cerr << "error: --only " << only << ": no such lesson " << kLessonHint << "\n";
     return 2;
   }
   int stale = 0;
