@@ -3,6 +3,7 @@
 // autograd/cpu/small_gemm.h instead (see kSmallWeight). Under fp16/bf16 autocast the inputs and
 // outputs are rounded to the low-precision grid (accumulation stays float32, as on tensor cores).
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "autograd/cpu/blas.h"
@@ -215,6 +216,18 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
 // at rows [r0, r1) of dy; linear_gelu makes them there from its GELU (into a buffer of the
 // thread's own) so its dpre is never written out.
+//
+// The chunks fix the order of dW's sums, so a thread that falls behind cannot hand part of its
+// chunk's dW to the other. Its dx it can: a row of dx depends on that row of dy alone, and comes
+// out with the same bits whichever thread computes it. So dx is cut into pieces of kDxRows rows,
+// one claim each (DxPieces): a chunk's thread does a panel's dW first and then claims the panel's
+// pieces front to back, and a thread that has finished its own chunks claims the pieces of the
+// chunks still running from their far end (making those rows of dy again for itself), until the
+// two meet. On a 2-core VM whose cores drift apart by a few percent from one millisecond to the
+// next (each core's time for the same 0.9 ms of FMAs ranged 0.90-1.00 ms), one thread waited for
+// the other 45-160 us on average at the end of each linear backward of small's step, about 40% of
+// all the step's waiting; small's steps taken in turn, old/new: 1.011 and 1.016 (bench/README.md,
+// session 27).
 
 // How many chunks, or 0 when the panel pass does not apply (not a small weight, or fewer rows
 // than two panels: direct_linear): one per 1024 rows, 2 to 8, an even count.
@@ -223,6 +236,25 @@ static int64_t linear_panel_chunks(int64_t rows, int64_t in, int64_t out) {
   const int64_t chunks = std::clamp<int64_t>(rows / 1024, 2, 8);
   return chunks - chunks % 2;
 }
+
+// One flag per piece of dx: whoever takes a piece first computes it, exactly once.
+class DxPieces {
+ public:
+  explicit DxPieces(int64_t n) : taken_(static_cast<size_t>(n)) {}  // all false (value-initialised)
+  bool take(int64_t i) {
+    return !taken_[static_cast<size_t>(i)].load() && !taken_[static_cast<size_t>(i)].exchange(true);
+  }
+
+ private:
+  std::vector<std::atomic<bool>> taken_;
+};
+
+static std::atomic<int64_t> g_dx_pieces_taken_over{0};
+
+int64_t kernels::linear_dx_pieces_taken_over() { return g_dx_pieces_taken_over.load(); }
+
+constexpr int64_t kDxRows = 64;  // rows per piece of dx; a panel (kPanelRows) is 4 pieces
+static_assert(kPanelRows % kDxRows == 0, "a panel is whole pieces of dx");
 
 template <class T, class DyRows>
 static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRows dy_rows, T* dx, T* dw, T* db,
@@ -245,8 +277,19 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
       kernels::pack_panels(out, p0 * P, std::min(in, p1 * P), w, in, w_panels + p0 * P * out);
     });
   }
+  // dx's rows [r0, r1) from d, dy's same rows
+  auto dx_rows = [&](const T* d, int64_t r0, int64_t r1) {
+    if (packed)
+      kernels::small_gemm_prepacked(r1 - r0, in, out, T(1), d, out, int64_t(1), w_panels, T(0), dx + r0 * in, in);
+    else kernels::small_gemm(r1 - r0, in, out, T(1), d, out, int64_t(1), w, in, T(0), dx + r0 * in, in);  // dx = dy W
+  };
+  const int64_t pieces_per_chunk = (per_chunk + kDxRows - 1) / kDxRows;  // piece j of chunk c: c * this + j
+  DxPieces pieces(chunks * pieces_per_chunk);
+  std::atomic<int64_t> begun{0};  // chunks a thread has begun
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
+      begun.fetch_add(1);
+      const int64_t first = c * per_chunk, end = std::min(rows, first + per_chunk);
       T* dw_c = c == 0 ? dw : parts + (c - 1) * part;
       T* db_c = c == 0 ? db : (db ? dw_c + in * out : nullptr);
       // A chunk's own dW is not zeroed first (on the calling thread alone, that was 7 MB per layer
@@ -255,20 +298,33 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
       // (Cooperlake kernels), 1.0106 (Haswell).
       bool fresh = c > 0;
       if (fresh && db_c) std::fill(db_c, db_c + out, T(0));
-      for (int64_t r0 = c * per_chunk; r0 < std::min(rows, (c + 1) * per_chunk); r0 += kPanelRows) {
-        const int64_t r1 = std::min({rows, (c + 1) * per_chunk, r0 + kPanelRows}), n = r1 - r0;
+      for (int64_t r0 = first; r0 < end; r0 += kPanelRows) {
+        const int64_t r1 = std::min(end, r0 + kPanelRows), n = r1 - r0;
         const T* d = dy_rows(r0, r1);
-        if (packed)
-          kernels::small_gemm_prepacked(n, in, out, T(1), d, out, int64_t(1), w_panels, T(0), dx + r0 * in, in);
-        else kernels::small_gemm(n, in, out, T(1), d, out, int64_t(1), w, in, T(0), dx + r0 * in, in);  // dx = dy W
         kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1), dw_c,
                             in);  // dW += dy^T x
         fresh = false;
         if (db_c)
           for (int64_t r = 0; r < n; ++r)
             for (int64_t j = 0; j < out; ++j) db_c[j] += d[r * out + j];
+        for (int64_t p0 = r0; p0 < r1; p0 += kDxRows) {  // then the panel's dx, the pieces not taken yet
+          if (!pieces.take(c * pieces_per_chunk + (p0 - first) / kDxRows)) break;  // the rest are taken too
+          dx_rows(d + (p0 - r0) * out, p0, std::min(r1, p0 + kDxRows));
+        }
       }
       if (fresh) std::fill(dw_c, dw_c + in * out, T(0));  // a chunk without rows (not with today's counts)
+      // Once every chunk has begun (this thread gets no other), the dx pieces still open in the
+      // chunks other threads are running, from their far end.
+      if (begun.load() < chunks) continue;
+      for (int64_t k = 1; k < chunks; ++k) {
+        const int64_t o = (c + k) % chunks, o_first = o * per_chunk, o_end = std::min(rows, o_first + per_chunk);
+        for (int64_t j = (o_end - o_first + kDxRows - 1) / kDxRows - 1; j >= 0; --j) {
+          if (!pieces.take(o * pieces_per_chunk + j)) break;  // met its thread (or another helper)
+          g_dx_pieces_taken_over.fetch_add(1, std::memory_order_relaxed);
+          const int64_t p0 = o_first + j * kDxRows, p1 = std::min(o_end, p0 + kDxRows);
+          dx_rows(dy_rows(p0, p1), p0, p1);
+        }
+      }
     }
   });
   parallel_for(out, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(in, 1)), [&](int64_t o0, int64_t o1) {

@@ -75,4 +75,9 @@ void check_same_dtype(const Tensor& a, const Tensor& b, const char* op);
 // linear_gelu's activation.
 Tensor gelu_grad(const Tensor& dout, const Tensor& x, bool tanh_form);
 
+// How many pieces of dx linear's panel backward has had computed by another thread than the one
+// running their chunk, since the program started (ops_matmul.cpp). For the tests, which check that
+// those pieces have the same bits.
+int64_t linear_dx_pieces_taken_over();
+
 }  // namespace sf::kernels

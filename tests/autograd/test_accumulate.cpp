@@ -78,6 +78,34 @@ TEST_CASE("linear's panel backward gives the same bits on 1 and 2 threads") {
   for (size_t i = 0; i < 3; ++i) CHECK(grads[0][i] == grads[1][i]);
 }
 
+// A thread that has finished its chunks computes the last pieces of dx of a chunk still running
+// (making those rows of dy, and for linear_gelu its GELU, again for itself): the same bits as the
+// chunk's own thread would give. Two threads are run until that has happened, checked every time.
+TEST_CASE("linear's panel backward: pieces of dx taken over by another thread give the same bits") {
+  for (bool with_gelu : {false, true}) {
+    INFO("with GELU " << with_gelu);
+    Generator gen(4);
+    Tensor x0 = Tensor::randn({2048, 24}, gen, 1.0), w0 = Tensor::randn({40, 24}, gen, 0.3);
+    Tensor b0 = Tensor::randn({40}, gen, 1.0), dy = Tensor::randn({2048, 40}, gen, 1.0);
+    auto grads = [&] {
+      Tensor x = x0.clone().requires_grad_(), w = w0.clone().requires_grad_(), b = b0.clone().requires_grad_();
+      (with_gelu ? linear_gelu(x, w, b, GeluApprox::tanh) : linear(x, w, b)).backward(dy);
+      return std::vector<std::vector<double>>{x.grad().to_vector(), w.grad().to_vector(), b.grad().to_vector()};
+    };
+    set_num_threads(1);
+    const std::vector<std::vector<double>> one = grads();
+    set_num_threads(2);
+    const int64_t before = kernels::linear_dx_pieces_taken_over();
+    for (int run = 0; run < 500 && kernels::linear_dx_pieces_taken_over() == before; ++run) {
+      CAPTURE(run);
+      const std::vector<std::vector<double>> two = grads();
+      for (size_t i = 0; i < 3; ++i) CHECK(two[i] == one[i]);
+    }
+    CHECK(kernels::linear_dx_pieces_taken_over() > before);
+  }
+  set_num_threads(0);
+}
+
 TEST_CASE("embedding scatter-adds into an existing gradient") {
   Generator gen(2);
   Tensor w = Tensor::randn({6, 3}, gen, 1.0, DType::f64).requires_grad_();
