@@ -53,7 +53,8 @@ static int hardware_threads() {
 
 static thread_local bool t_in_parallel = false;  // inside a chunk: nested calls run inline
 
-// A job is cut into up to kChunksPerThread chunks per thread (at most kMaxChunks in all).
+// A job is cut into up to kChunksPerThread chunks per thread unless the caller asks for more (at
+// most kMaxChunks in all).
 constexpr int kChunksPerThread = 4, kMaxChunks = 64;
 
 class Pool {
@@ -207,10 +208,11 @@ struct CallRun {
   double waited = 0;
 };
 
-static CallRun run_call(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn, bool timed) {
+static CallRun run_call(int64_t n, int64_t grain, int per_thread, const std::function<void(int64_t, int64_t)>& fn,
+                        bool timed) {
   Pool& p = pool();
   int64_t chunks = grain > 0 ? n / grain : n;
-  const int64_t most = std::min<int64_t>(kMaxChunks, int64_t(p.size()) * kChunksPerThread);
+  const int64_t most = std::min<int64_t>(kMaxChunks, int64_t(p.size()) * std::max(per_thread, 1));
   if (chunks > most) chunks = most;
   if (chunks < 2 || t_in_parallel) {
     fn(0, n);
@@ -256,13 +258,17 @@ std::vector<JobTime> take_job_times() {
 }
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  parallel_for(n, grain, kChunksPerThread, fn);
+}
+
+void parallel_for(int64_t n, int64_t grain, int chunks_per_thread, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   if (t_in_parallel || !g_job_timing.load(std::memory_order_relaxed)) {
-    run_call(n, grain, fn, false);
+    run_call(n, grain, chunks_per_thread, fn, false);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
-  const CallRun how = run_call(n, grain, fn, true);
+  const CallRun how = run_call(n, grain, chunks_per_thread, fn, true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string label = t_label_op ? std::string(t_label_op) + (t_label_backward ? " backward" : "") : "other";
   std::lock_guard<std::mutex> lock(g_job_times_mutex);

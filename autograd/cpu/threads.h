@@ -31,6 +31,13 @@ void init_threads_from_env();
 // bits.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// The same cut into up to `chunks_per_thread` chunks per thread (still at most 64 in all), for a
+// few long items of uneven speed, such as attention's heads: with 4 chunks per thread, a thread
+// that falls a little behind keeps the other waiting for most of a chunk, an eighth of the job on
+// two threads. Each chunk costs a claim (an atomic flag shared by the threads), so the plain loops
+// keep the default.
+void parallel_for(int64_t n, int64_t grain, int chunks_per_thread, const std::function<void(int64_t, int64_t)>& fn);
+
 // The grain for plain elementwise loops: below about this many elements a second thread costs
 // more (waking it, sharing cache lines) than it saves.
 constexpr int64_t kElementGrain = 1 << 14;

@@ -55,6 +55,26 @@ TEST_CASE("parallel_for cuts a job into at most 4 chunks per thread") {
   }
 }
 
+// Asked for more chunks per thread (attention's heads): up to that many, still at most 64 in all;
+// every index visited once.
+TEST_CASE("parallel_for cuts a job into up to the chunks per thread asked for, at most 64 in all") {
+  set_num_threads(2);
+  for (auto [n, per_thread, chunks] :
+       {std::array<int64_t, 3>{1000, 16, 32}, {20, 16, 20}, {1000, 40, 64}, {1000, 1, 2}, {1000, 0, 2}}) {
+    std::atomic<int> calls{0};
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    parallel_for(n, 1, static_cast<int>(per_thread), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+      calls++;
+    });
+    CHECK_MESSAGE(calls.load() == chunks, "n=" << n << " per thread " << per_thread);
+    int wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    CHECK(wrong == 0);
+  }
+  set_num_threads(0);
+}
+
 TEST_CASE("a thread that falls behind loses the last chunks of its share to the free one") {
   set_num_threads(2);
   const std::thread::id me = std::this_thread::get_id();
