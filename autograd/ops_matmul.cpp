@@ -138,14 +138,24 @@ constexpr int64_t kSmallWeight = int64_t(1) << 17;
 constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
 constexpr bool kWideTiles = xsimd::batch<float>::size >= 16;
+constexpr int64_t kFineBlockWeight = int64_t(1) << 15;  // from here a block of 64 rows is >= 4 MFLOP
+constexpr int kFineChunksPerThread = 16;
 static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
   const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && kWideTiles);
   return fits && rows >= 2 * kPanelRows;
 }
 
-// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block (for a large W on small_gemm:
-// blocks of 128 rows), then `after(m0, m1, n0, n1)` runs on each block while it is still in cache.
-// One hand-off to the thread pool for the product.
+// y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block (on small_gemm: blocks of 64
+// rows once W has kFineBlockWeight elements, 128 for a large W), then `after(m0, m1, n0, n1)` runs
+// on each block while it is still in cache. One hand-off to the thread pool for the product.
+//
+// On small_gemm every row of y has the same bits however the rows are cut, so the blocks can be
+// small and many (up to kFineChunksPerThread chunks per thread, threads.h): the cores of a VM
+// drift apart by a few percent from one millisecond to the next, and with 8 blocks of 256 rows one
+// thread waited for the other's last block. bench_gpt's steps taken in turn on a 2-core Zen 5,
+// old/new: small 1.018, 1.011 and 1.012 (Cooperlake kernels), 1.004 (Haswell); medium (large W)
+// 1.006. Tiny lost 0.5% with its smaller weights cut so fine (a block of 64 rows then takes a
+// few microseconds), so they keep the 8 blocks (bench/README.md, session 27).
 // On small_gemm (direct_linear), W is first transposed into W^T (in, out), which it reads row by
 // row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
 // to b and OpenBLAS adds the product (beta 1). The transpose is cut in two halves of W's rows on
@@ -168,7 +178,7 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
         kernels::transpose_block(width, in, w + p * P * in, in, wt + p * P * in, width);
       }
     });
-    parallel_for((rows + kRows - 1) / kRows, 1, [&](int64_t b0, int64_t b1) {
+    parallel_for((rows + kRows - 1) / kRows, 1, kFineChunksPerThread, [&](int64_t b0, int64_t b1) {
       for (int64_t blk = b0; blk < b1; ++blk) {
         const int64_t m0 = blk * kRows, m1 = std::min(rows, m0 + kRows);
         kernels::small_gemm_prepacked(m1 - m0, out, in, T(1), x + m0 * in, in, int64_t(1), wt, T(0), y + m0 * out, out,
@@ -189,10 +199,18 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
         if (n0 < n1) kernels::transpose_block(n1 - n0, in, w + n0 * in, in, wt + n0, out);  // W^T's columns
       }
     });
-    blas::for_each_gemm_block(rows, out, in, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    auto block = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
       kernels::small_gemm(m1 - m0, n1 - n0, in, T(1), x + m0 * in, in, int64_t(1), wt + n0, out, T(0),
                           y + m0 * out + n0, out, b ? b + n0 : nullptr);
       after(m0, m1, n0, n1);
+    };
+    if (in * out < kFineBlockWeight) {
+      blas::for_each_gemm_block(rows, out, in, block);
+      return;
+    }
+    constexpr int64_t kRows = 64;
+    parallel_for((rows + kRows - 1) / kRows, 1, kFineChunksPerThread, [&](int64_t b0, int64_t b1) {
+      for (int64_t k = b0; k < b1; ++k) block(k * kRows, std::min(rows, (k + 1) * kRows), int64_t(0), out);
     });
     return;
   }

@@ -208,10 +208,16 @@ TEST_CASE_TEMPLATE("linear_gelu and its gradients match the reference, row and c
                    double) {
   // (rows, in, out): one small block; row blocks of the split product; column blocks (few rows);
   // then linear's panel backward (512 rows or more): 2 chunks, rows not a multiple of 16; 4 chunks;
+  // a weight of 2^15 to 2^17 elements, whose forward runs in blocks of 64 rows (the last of 24);
   // last a weight over 2^17 elements, on small_gemm with W^T and W packed in an AVX-512 build, on
   // OpenBLAS in another (ops_matmul.cpp): whichever this build runs
-  for (auto [rows, in, out] :
-       {std::array<int64_t, 3>{5, 7, 9}, {256, 64, 96}, {40, 64, 512}, {600, 24, 40}, {4200, 16, 24}, {520, 384, 360}})
+  for (auto [rows, in, out] : {std::array<int64_t, 3>{5, 7, 9},
+                               {256, 64, 96},
+                               {40, 64, 512},
+                               {600, 24, 40},
+                               {4200, 16, 24},
+                               {600, 128, 300},
+                               {520, 384, 360}})
     for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
       const bool tanh_form = approx == GeluApprox::tanh;
       Tensor x = random_tensor<T>({rows, in}, 51).requires_grad_();
