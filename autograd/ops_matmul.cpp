@@ -148,6 +148,12 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
 // y (R, out) = x W^T + b on the blocks of blas::for_each_gemm_block (on small_gemm: blocks of 64
 // rows once W has kFineBlockWeight elements, 128 for a large W), then `after(m0, m1, n0, n1)` runs
 // on each block while it is still in cache. One hand-off to the thread pool for the product.
+// On small_gemm (direct_linear), W is first transposed into W^T (in, out), which it reads row by
+// row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
+// to b and OpenBLAS adds the product (beta 1). The transpose is cut in two halves of W's rows on
+// the pool: done by the calling thread alone, the other one waited for it, and W, last written by
+// the optimizer, comes from memory (small's steps ran 1.2-1.7% faster with the halves and the
+// prefetch of transpose_block; bench/README.md, session 24).
 //
 // On small_gemm every row of y has the same bits however the rows are cut, so the blocks can be
 // small and many (up to kFineChunksPerThread chunks per thread, threads.h): the cores of a VM
@@ -156,12 +162,6 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
 // old/new: small 1.018, 1.011 and 1.012 (Cooperlake kernels), 1.004 (Haswell); medium (large W)
 // 1.006. Tiny lost 0.5% with its smaller weights cut so fine (a block of 64 rows then takes a
 // few microseconds), so they keep the 8 blocks (bench/README.md, session 27).
-// On small_gemm (direct_linear), W is first transposed into W^T (in, out), which it reads row by
-// row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
-// to b and OpenBLAS adds the product (beta 1). The transpose is cut in two halves of W's rows on
-// the pool: done by the calling thread alone, the other one waited for it, and W, last written by
-// the optimizer, comes from memory (small's steps ran 1.2-1.7% faster with the halves and the
-// prefetch of transpose_block; bench/README.md, session 24).
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
@@ -242,10 +242,10 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // pieces front to back, and a thread that has finished its own chunks claims the pieces of the
 // chunks still running from their far end (making those rows of dy again for itself), until the
 // two meet. On a 2-core VM whose cores drift apart by a few percent from one millisecond to the
-// next (each core's time for the same 0.9 ms of FMAs ranged 0.90-1.00 ms), one thread waited for
-// the other 45-160 us on average at the end of each linear backward of small's step, about 40% of
-// all the step's waiting; small's steps taken in turn, old/new: 1.011 and 1.016 (bench/README.md,
-// session 27).
+// next (each core's time for the same 0.93 ms of FMAs ranged 0.90-1.00 ms), the calling thread of
+// small's step waited 2.6 ms a step at the end of linear layers' backward calls, half of all its
+// waiting (bench_gpt --breakdown); small's steps taken in turn, old/new: 1.011 and 1.016
+// (bench/README.md, session 27).
 
 // How many chunks, or 0 when the panel pass does not apply (not a small weight, or fewer rows
 // than two panels: direct_linear): one per 1024 rows, 2 to 8, an even count.
