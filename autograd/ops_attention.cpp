@@ -81,7 +81,7 @@ void attention_forward(const AttentionShape& a, const AttentionOptions& opt, con
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   constexpr int64_t kWidth = xsimd::batch<Tp>::size;
   const bool small = use_small_gemm(a);
-  parallel_for(a.B * H, 1, kernels::kHeadChunksPerThread, [&](int64_t bh0, int64_t bh1) {
+  parallel_for(a.B * H, 1, kFineChunksPerThread, [&](int64_t bh0, int64_t bh1) {
     std::vector<Tp> kt(small ? static_cast<size_t>(D * S) : 0);  // (D, S) = K^T of one head
     for (int64_t bh = bh0; bh < bh1; ++bh) {
       const int64_t b = bh / H, h = bh % H;
@@ -132,7 +132,7 @@ void attention_backward(const AttentionShape& a, const Tp* q, HeadLayout lq, con
   const int64_t max_rows = a.causal ? std::min(T, kCausalBlockRows) : T;
   const Tp scale = static_cast<Tp>(a.scale);
   const bool small = use_small_gemm(a);
-  parallel_for(a.B * H, 1, kernels::kHeadChunksPerThread, [&](int64_t bh0, int64_t bh1) {
+  parallel_for(a.B * H, 1, kFineChunksPerThread, [&](int64_t bh0, int64_t bh1) {
     std::vector<Tp> scratch(static_cast<size_t>(max_rows * S));  // dP, then dS, for one block
     std::vector<Tp> vt(small ? static_cast<size_t>(D * S) : 0);  // (D, S) = V^T of one head
     Tp* ds = scratch.data();

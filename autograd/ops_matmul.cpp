@@ -139,7 +139,6 @@ constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
 constexpr bool kWideTiles = xsimd::batch<float>::size >= 16;
 constexpr int64_t kFineBlockWeight = int64_t(1) << 15;  // from here a block of 64 rows is >= 4 MFLOP
-constexpr int kFineChunksPerThread = 16;
 static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
   const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && kWideTiles);
   return fits && rows >= 2 * kPanelRows;

@@ -58,7 +58,7 @@ void tiled_attention_forward(const TiledAttention<Tp>& a, Tp* out, Tp* lse) {
   const int64_t T = a.T, S = a.S, D = a.D, tiles = query_tile_count(T);
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const bool small = use_small_gemm(D);
-  parallel_for(a.B * a.H * tiles, 1, kHeadChunksPerThread, [&](int64_t task0, int64_t task1) {
+  parallel_for(a.B * a.H * tiles, 1, kFineChunksPerThread, [&](int64_t task0, int64_t task1) {
     std::vector<Tp> s(static_cast<size_t>(kQueryTile * kKeyTile));  // one tile of scores, then of P
     std::vector<Tp> m(kQueryTile), l(kQueryTile);                   // running max and sum per row
     std::vector<Tp> kt(small ? static_cast<size_t>(D * S) : 0);     // (D, S) = K^T of one head
@@ -112,7 +112,7 @@ void tiled_attention_backward(const TiledAttention<Tp>& a, const Tp* out, const 
   const int64_t T = a.T, S = a.S, D = a.D, tiles = query_tile_count(T);
   const Tp ninf = -std::numeric_limits<Tp>::infinity();
   const bool small = use_small_gemm(D);
-  parallel_for(a.B * a.H, 1, kHeadChunksPerThread, [&](int64_t bh0, int64_t bh1) {
+  parallel_for(a.B * a.H, 1, kFineChunksPerThread, [&](int64_t bh0, int64_t bh1) {
     std::vector<Tp> p(static_cast<size_t>(kQueryTile * kKeyTile));              // P_ij
     std::vector<Tp> ds(static_cast<size_t>(kQueryTile * kKeyTile));             // dP_ij, then dS_ij
     std::vector<Tp> delta(static_cast<size_t>(T));                              // rowsum(dO * O)
