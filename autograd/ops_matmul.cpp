@@ -451,9 +451,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 
 // gelu(x W^T + b). GELU runs on each block of the product right after it (row blocks: the block
 // is a contiguous range of y starting at a multiple of 16 elements, so every value takes the same
-// SIMD path as in gelu() and the result is bit for bit gelu(linear(x, W, b))). Backward: dpre =
-// dy * gelu'(pre) as gelu's backward computes it, then linear's backward on dpre. Under fp16/bf16
-// autocast it is that composition itself (which rounds between the two).
+// SIMD path as in gelu() and the result is bit for bit gelu(linear(x, W, b))). The same pass turns
+// the block of pre = x W^T + b into its slope gelu'(pre), in place, from the tanh or erf it has just
+// computed for GELU (gelu_forward_and_slope: the bits of gelu's own backward): backward needs
+// nothing else of pre, and then takes no tanh or erf of its own. Backward: dpre = dy * slope, then
+// linear's backward on dpre. bench_gpt's steps in turn, old/new: tiny 1.012, small 1.006-1.007,
+// medium 1.003 (bench/README.md, session 28). Under fp16/bf16 autocast it is the composition
+// itself (which rounds between the two).
 Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApprox approx) {
   JobLabel label("linear_gelu");
   const int64_t rows = linear_rows(x, weight, bias, "linear_gelu");
@@ -462,43 +466,44 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
   const bool tanh_form = approx == GeluApprox::tanh;
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
-  Tensor pre = Tensor::empty(out_shape, x.dtype());  // x W^T + b, kept for backward
+  Tensor slope = Tensor::empty(out_shape, x.dtype());  // x W^T + b, then gelu' of it, kept for backward
   Tensor out = Tensor::empty(out_shape, x.dtype());
   dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* p = pre.data<T>();
+    T* p = slope.data<T>();
     T* y = out.data<T>();
+    auto gelu_block = [&](int64_t i0, int64_t i1) {
+      kernels::gelu_forward_and_slope(p + i0, y + i0, p + i0, i1 - i0, tanh_form);
+    };
     bool column_blocks = false;
-    linear_forward<T>(x.data<T>(), weight.data<T>(), bias.defined() ? bias.data<T>() : nullptr, pre.data<T>(), rows, in,
+    linear_forward<T>(x.data<T>(), weight.data<T>(), bias.defined() ? bias.data<T>() : nullptr, p, rows, in,
                       out_features, [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
                         if (n0 != 0 || n1 != out_features) column_blocks = true;  // GELU after the product
-                        else
-                          kernels::gelu_forward(p + m0 * out_features, y + m0 * out_features, (m1 - m0) * out_features,
-                                                tanh_form);
+                        else gelu_block(m0 * out_features, m1 * out_features);
                       });
-    if (column_blocks)
-      parallel_blocks(pre.numel(),
-                      [&](int64_t i0, int64_t i1) { kernels::gelu_forward(p + i0, y + i0, i1 - i0, tanh_form); });
+    if (column_blocks) parallel_blocks(slope.numel(), gelu_block);
   });
-  return record(out, "linear_gelu", {x, weight, bias},
-                [x, weight, bias, pre, rows, in, out_features, tanh_form](const Tensor& dout) {
-                  dispatch(x.dtype(), [&](auto tag) {
-                    using T = decltype(tag);
-                    const T *g = dout.data<T>(), *p = pre.data<T>();
-                    // dpre = dy * gelu'(pre), a panel at a time into the thread's own buffer (each
-                    // panel starts at a multiple of 16 values: the SIMD path of gelu_grad's pieces)
-                    auto dpre_rows = [g, p, out_features, tanh_form](int64_t r0, int64_t r1) {
-                      thread_local std::vector<T> panel;
-                      panel.resize(static_cast<size_t>((r1 - r0) * out_features));
-                      kernels::gelu_backward(g + r0 * out_features, p + r0 * out_features, panel.data(),
-                                             (r1 - r0) * out_features, tanh_form);
-                      return static_cast<const T*>(panel.data());
-                    };
-                    if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
-                    Tensor dpre = kernels::gelu_grad(dout, pre, tanh_form);
-                    linear_backward<T>(x, weight, bias, x, weight, dpre.data<T>(), rows, in, out_features);
-                  });
-                });
+  return record(
+      out, "linear_gelu", {x, weight, bias}, [x, weight, bias, slope, rows, in, out_features](const Tensor& dout) {
+        dispatch(x.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          const T *g = dout.data<T>(), *p = slope.data<T>();
+          auto times = [](auto a, auto b) { return a * b; };
+          // dpre = dy * slope, a panel of rows at a time into the thread's own buffer
+          auto dpre_rows = [g, p, out_features, times](int64_t r0, int64_t r1) {
+            thread_local std::vector<T> panel;
+            panel.resize(static_cast<size_t>((r1 - r0) * out_features));
+            simd::map2(g + r0 * out_features, p + r0 * out_features, panel.data(), (r1 - r0) * out_features, times);
+            return static_cast<const T*>(panel.data());
+          };
+          if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
+          Tensor dpre = Tensor::empty(dout.shape(), dout.dtype());
+          T* d = dpre.data<T>();
+          parallel_blocks(dpre.numel(),
+                          [&](int64_t i0, int64_t i1) { simd::map2(g + i0, p + i0, d + i0, i1 - i0, times); });
+          linear_backward<T>(x, weight, bias, x, weight, d, rows, in, out_features);
+        });
+      });
 }
 
 }  // namespace sf
