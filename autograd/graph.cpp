@@ -110,6 +110,11 @@ Tensor leaf_grad(const Tensor& t) {
   return Tensor(t.impl()->grad);
 }
 
+Tensor grad_so_far(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad() || !t.impl()->grad) return Tensor();
+  return Tensor(t.impl()->grad);
+}
+
 // ---- backward ----
 
 std::vector<Tensor> topological_order(const Tensor& root) {

@@ -38,6 +38,12 @@ void accumulate_grad(const Tensor& t, Tensor g);
 // and calling accumulate_grad: the same accumulation, one pass and one allocation fewer.
 Tensor leaf_grad(const Tensor& t);
 
+// The .grad that t (a leaf or not, requiring grad) has gathered so far, or an undefined Tensor
+// when nothing has reached it yet. A fused backward may add its contribution straight into it, as
+// accumulate_grad would: a gathered gradient is nobody else's (accumulate_grad keeps a copy of a
+// gradient another still holds).
+Tensor grad_so_far(const Tensor& t);
+
 // Anomaly mode: the first op whose forward or backward produces NaN/Inf throws NumericalError
 // naming the op and its input shapes (like torch.autograd.set_detect_anomaly(True)).
 bool anomaly_mode();

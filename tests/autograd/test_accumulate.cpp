@@ -154,3 +154,30 @@ TEST_CASE("accumulate_grad: first gradient taken or copied, then added, the same
   }
   set_num_threads(0);
 }
+
+// layer_norm's backward adds dx straight into a .grad that x has already gathered (the residual
+// stream's, in a Pre-LN block): the result must be that gradient + dx with the bits of
+// accumulate_grad's sum, float32, rows with and without a SIMD tail, on 1 and 2 threads.
+TEST_CASE("layer_norm adds dx into the gradient x has gathered so far: old + fresh, bit for bit") {
+  for (int64_t C : {7, 64, 130})
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      Generator gen(C);
+      const int64_t N = 70;
+      Tensor x = Tensor::randn({N, C}, gen, 2.0).requires_grad_();
+      Tensor w = Tensor::randn({C}, gen, 1.0).requires_grad_(), b = Tensor::randn({C}, gen, 1.0).requires_grad_();
+      Tensor r = Tensor::randn({N, C}, gen, 1.0);
+      auto run = [&] { sum(layer_norm(x, w, b, 1e-5) * r).backward(); };
+      run();
+      const std::vector<double> fresh = x.grad().to_vector();
+      const Tensor old = Tensor::randn({N, C}, gen, 1.0);
+      x.set_grad(old.clone());
+      run();
+      const std::vector<double> got = x.grad().to_vector(), a = old.to_vector();
+      INFO("C " << C << " threads " << threads);
+      std::vector<double> want(a.size());
+      for (size_t i = 0; i < a.size(); ++i) want[i] = static_cast<float>(a[i]) + static_cast<float>(fresh[i]);
+      CHECK(got == want);
+    }
+  set_num_threads(0);
+}
