@@ -32,23 +32,49 @@ static double sum_of_squares(const T* x, int64_t n) {
   return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-// Each gradient goes in chunks of kNormChunk elements, the chunks over the thread pool, their sums
-// added in order: the chunks are fixed by the size, so any number of threads gives the same bits.
+// A stretch of one gradient: its elements [begin, begin + n).
+struct Piece {
+  Tensor grad;
+  int64_t begin, n;
+};
+
+// Every defined gradient cut into pieces of at most `size` elements, in order.
+static std::vector<Piece> pieces_of(const NamedParameters& params, int64_t size) {
+  std::vector<Piece> pieces;
+  for (const auto& [name, p] : params) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    for (int64_t begin = 0; begin < g.numel(); begin += size)
+      pieces.push_back({g, begin, std::min(size, g.numel() - begin)});
+  }
+  return pieces;
+}
+
+// Calls f(i, x, n) for piece i with its n elements at x (typed as its gradient is), all the pieces
+// in one job over the thread pool: a small model's gradients are mostly too short to be split on
+// their own (bench_gpt's small shape had all 52 norms run on the calling thread alone).
+template <class F>
+static void for_each_piece(const std::vector<Piece>& pieces, F f) {
+  parallel_for(static_cast<int64_t>(pieces.size()), 1, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const Piece& piece = pieces[static_cast<size_t>(i)];
+      Tensor g = piece.grad;  // a handle to the same storage: writable through it
+      dispatch(g.dtype(), [&](auto tag) { f(i, g.data<decltype(tag)>() + piece.begin, piece.n); });
+    }
+  });
+}
+
+// Each gradient goes in chunks of kNormChunk elements, their sums added in order: the chunks are
+// fixed by the sizes, so any number of threads gives the same bits.
 constexpr int64_t kNormChunk = int64_t(1) << 16;
 
 double grad_norm(const NamedParameters& params) {
+  const std::vector<Piece> chunks = pieces_of(params, kNormChunk);
+  std::vector<double> sums(chunks.size());
+  for_each_piece(chunks,
+                 [&](int64_t i, const auto* x, int64_t n) { sums[static_cast<size_t>(i)] = sum_of_squares(x, n); });
   double sum_sq = 0;
-  std::vector<double> chunk_sums;
-  for_each_grad(params, [&](const auto* x, int64_t n) {
-    const int64_t chunks = (n + kNormChunk - 1) / kNormChunk;
-    chunk_sums.assign(static_cast<size_t>(chunks), 0.0);
-    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        chunk_sums[static_cast<size_t>(c)] =
-            sum_of_squares(x + c * kNormChunk, std::min(kNormChunk, n - c * kNormChunk));
-    });
-    for (double v : chunk_sums) sum_sq += v;
-  });
+  for (double v : sums) sum_sq += v;
   return std::sqrt(sum_sq);
 }
 
@@ -60,12 +86,10 @@ double clip_grad_norm(const NamedParameters& params, double max_norm) {
   // The coefficient in float32 like torch's (its norm is a float32 tensor).
   const float coef = static_cast<float>(max_norm) / (static_cast<float>(norm) + 1e-6f);
   if (coef >= 1) return norm;  // torch multiplies by the clamped 1.0: a no-op
-  for_each_grad(params, [coef](auto* x, int64_t n) {
+  for_each_piece(pieces_of(params, kElementGrain), [coef](int64_t, auto* x, int64_t n) {
     using T = std::remove_pointer_t<decltype(x)>;
     const T c = static_cast<T>(coef);
-    parallel_for(n, kElementGrain, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) x[i] *= c;
-    });
+    for (int64_t i = 0; i < n; ++i) x[i] *= c;
   });
   return norm;
 }
