@@ -60,8 +60,8 @@ static Tensor broadcast_binary(const Tensor& a, const Tensor& b, const char* op,
     T* z = out.data<T>();
     int64_t n = shape.empty() ? 1 : shape.back();
     bool ia = !shape.empty() && sa.back(), ib = !shape.empty() && sb.back();
-    kernels::for_each_row(shape, sa, sb, [&](int64_t row, int64_t off_a, int64_t off_b) {
-      T* zr = z + row * n;
+    auto row = [&](int64_t r, int64_t off_a, int64_t off_b) {
+      T* zr = z + r * n;
       const T* xr = x + off_a;
       const T* yr = y + off_b;
       if (ia && ib) {
@@ -73,7 +73,12 @@ static Tensor broadcast_binary(const Tensor& a, const Tensor& b, const char* op,
       } else {
         for (int64_t j = 0; j < n; ++j) zr[j] = f(xr[0], yr[0]);
       }
-    });
+    };
+    // Rows over the thread pool (each element on its own: the same bits for any split), e.g. a GPT's
+    // token embeddings + the position table, which ran on the calling thread alone.
+    const int64_t rows = shape_numel(shape) / std::max<int64_t>(n, 1);
+    parallel_for(rows, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n, 1)),
+                 [&](int64_t r0, int64_t r1) { kernels::for_each_row(shape, sa, sb, row, r0, r1); });
   });
   return out;
 }

@@ -153,7 +153,10 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
     using T = decltype(tag);
     const T* w = weight.data<T>();
     T* y = out.data<T>();
-    for (int64_t i = 0; i < ids.numel(); ++i) std::copy(w + ids[i] * C, w + (ids[i] + 1) * C, y + i * C);
+    parallel_for(ids.numel(), std::max<int64_t>(1, kElementGrain / std::max<int64_t>(C, 1)),
+                 [&](int64_t i0, int64_t i1) {
+                   for (int64_t i = i0; i < i1; ++i) std::copy(w + ids[i] * C, w + (ids[i] + 1) * C, y + i * C);
+                 });
   });
   return record(out, "embedding", {weight}, [weight, ids](const Tensor& dout) {
     // Scatter-add: a token that appears k times receives the sum of its k row gradients.
@@ -165,8 +168,16 @@ Tensor embedding(const Tensor& weight, const IntTensor& ids) {
       using T = decltype(tag);
       const T* g = dout.data<T>();
       T* d = dw.data<T>();
-      for (int64_t i = 0; i < ids.numel(); ++i)
-        for (int64_t c = 0; c < C; ++c) d[ids[i] * C + c] += g[i * C + c];
+      // Columns over the thread pool, in pieces of 16 (a 64-byte line of float32): each element
+      // still adds its tokens' rows in order, so the same bits for any split.
+      constexpr int64_t kLine = 16;
+      const int64_t n = ids.numel(), pieces = (C + kLine - 1) / kLine;
+      parallel_for(pieces, std::max<int64_t>(1, kElementGrain / std::max<int64_t>(n * kLine, 1)),
+                   [&](int64_t p0, int64_t p1) {
+                     const int64_t c0 = p0 * kLine, c1 = std::min(C, p1 * kLine);
+                     for (int64_t i = 0; i < n; ++i)
+                       for (int64_t c = c0; c < c1; ++c) d[ids[i] * C + c] += g[i * C + c];
+                   });
     });
     if (!direct) accumulate_grad(weight, std::move(dw));
   });

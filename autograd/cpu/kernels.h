@@ -46,16 +46,25 @@ std::vector<int64_t> broadcast_strides(const Shape& in, const Shape& out);
 
 // Walks `shape` row by row (a row = the last axis) like an odometer. For each row calls
 // f(row, off_a, off_b), where off_a / off_b are the element offsets of that row's start in two
-// operands with strides sa / sb over `shape` (stride 0 = broadcast along that axis).
+// operands with strides sa / sb over `shape` (stride 0 = broadcast along that axis). With a range,
+// only the rows [row0, row1), the odometer set to row0 first (so pieces can run on other threads).
 template <class F>
-void for_each_row(const Shape& shape, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F f) {
+void for_each_row(const Shape& shape, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, F f,
+                  int64_t row0 = 0, int64_t row1 = -1) {
   size_t rank = shape.size();
   int64_t n = rank ? shape[rank - 1] : 1;
   int64_t total = shape_numel(shape);
   if (total == 0) return;
+  if (row1 < 0) row1 = total / n;
   std::vector<int64_t> index(rank, 0);
   int64_t off_a = 0, off_b = 0;
-  for (int64_t row = 0, rows = total / n; row < rows; ++row) {
+  for (int64_t d = static_cast<int64_t>(rank) - 2, rest = row0; d >= 0; --d) {
+    index[d] = rest % shape[d];
+    rest /= shape[d];
+    off_a += index[d] * sa[d];
+    off_b += index[d] * sb[d];
+  }
+  for (int64_t row = row0; row < row1; ++row) {
     f(row, off_a, off_b);
     for (int64_t d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
       off_a += sa[d];

@@ -354,3 +354,46 @@ TEST_CASE("job timing: an op's forward counts under its name, its backward under
   CHECK(find_label(table, "other") == nullptr);         // nothing in this step ran unlabelled
   set_num_threads(0);
 }
+
+// Broadcasting ops and the embedding lookup split their rows (the lookup's backward its columns)
+// over the pool: the values of a plain loop, the same bits on one thread and on two, with an
+// odometer that starts mid-tensor for each piece (a batch axis, a broadcast middle axis).
+TEST_CASE("broadcast add and mul, embedding and its scatter-add: a plain loop's values on 1 and 2 threads") {
+  Generator gen(9);
+  // 448 rows of 96 in two pieces: the second starts at row 224, halfway through a batch entry
+  const Tensor a = Tensor::randn({7, 64, 96}, gen), pos = Tensor::randn({64, 96}, gen),
+               mid = Tensor::randn({7, 1, 96}, gen);
+  const Tensor table = Tensor::randn({50, 130}, gen);
+  IntTensor ids({7, 300}, std::vector<int32_t>(7 * 300));
+  for (int64_t i = 0; i < ids.numel(); ++i) ids[i] = (i * 37 + i / 11) % 50;  // repeats: the scatter adds
+  const Tensor dy = Tensor::randn({7, 300, 130}, gen);
+  std::vector<std::vector<double>> runs[2];
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Tensor w = table.clone().requires_grad_();
+    Tensor e = embedding(w, ids);
+    e.backward(dy);
+    runs[threads - 1] = {add(a, pos).to_vector(), mul(a, mid).to_vector(), e.to_vector(), w.grad().to_vector()};
+  }
+  set_num_threads(0);
+  for (size_t k = 0; k < 4; ++k) CHECK(runs[0][k] == runs[1][k]);
+  const std::vector<double> av = a.to_vector(), pv = pos.to_vector(), mv = mid.to_vector(), tv = table.to_vector();
+  const std::vector<double> gv = dy.to_vector();
+  int wrong_add = 0, wrong_mul = 0, wrong_lookup = 0, wrong_scatter = 0;
+  for (int64_t i = 0; i < 7 * 64 * 96; ++i) {
+    const float x = static_cast<float>(av[i]);
+    wrong_add += runs[1][0][i] != x + static_cast<float>(pv[i % (64 * 96)]);
+    wrong_mul += runs[1][1][i] != x * static_cast<float>(mv[i / (64 * 96) * 96 + i % 96]);
+  }
+  std::vector<float> want(50 * 130, 0.0f);
+  for (int64_t i = 0; i < ids.numel(); ++i)
+    for (int64_t c = 0; c < 130; ++c) {
+      wrong_lookup += runs[1][2][i * 130 + c] != tv[ids[i] * 130 + c];
+      want[ids[i] * 130 + c] += static_cast<float>(gv[i * 130 + c]);
+    }
+  for (size_t j = 0; j < want.size(); ++j) wrong_scatter += runs[1][3][j] != want[j];
+  CHECK(wrong_add == 0);
+  CHECK(wrong_mul == 0);
+  CHECK(wrong_lookup == 0);
+  CHECK(wrong_scatter == 0);
+}
