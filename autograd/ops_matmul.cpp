@@ -231,8 +231,8 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // small's MLP) comes from memory three times; a step of bench_gpt's small shape runs 1-4% faster
 // this way (steps taken in turn, bench/README.md), tiny's up to 1%. Chunk 0 adds into the .grad tensors themselves, the others into scratch that is added
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
-// at rows [r0, r1) of dy; linear_gelu makes them there from its GELU (into a buffer of the
-// thread's own) so its dpre is never written out.
+// at rows [r0, r1) of dy; linear_gelu makes them there, dy times its kept GELU slope (into a buffer
+// of the thread's own), so its dpre is never written out.
 //
 // The chunks fix the order of dW's sums, so a thread that falls behind cannot hand part of its
 // chunk's dW to the other. Its dx it can: a row of dx depends on that row of dy alone, and comes
