@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,18 +27,42 @@ const std::vector<std::string> kRunFiles = {"run.json",      "config.json", "tok
 static const char* kMarker = "run.json";
 static const char* kLockFile = ".lock";
 
+// What a kill -9 (or a power cut) can leave of an atomic write (atomic_file.cpp): the temporary
+// "<name>.tmp.<pid>" of one of the folder's own files `names`. A run killed while it wrote its
+// first run.json leaves only that and the lock: still our folder, not the user's.
+static bool is_write_leftover(const std::string& file, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    const std::string prefix = name + ".tmp.";
+    if (file.size() > prefix.size() && file.compare(0, prefix.size(), prefix) == 0 &&
+        std::all_of(file.begin() + static_cast<std::ptrdiff_t>(prefix.size()), file.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }))
+      return true;
+  }
+  return false;
+}
+
+// Removes the write leftovers of `names` from `dir` (a fresh run or study replaces them too).
+static void remove_write_leftovers(const std::string& dir, const std::vector<std::string>& names) {
+  std::vector<fs::path> leftovers;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (is_write_leftover(e.path().filename().string(), names)) leftovers.push_back(e.path());
+  for (const fs::path& p : leftovers) fs::remove(p);
+}
+
 // What `dir` is: absent, other (a file), `run` when `ours(dir)` finds our marker in the folder,
-// else empty (nothing but our lock file) or other. Run folders and study folders differ only in
-// their markers.
+// else empty (nothing but our lock file and write leftovers of `names`) or other. Run folders and
+// study folders differ only in their markers and file names.
 template <class Ours>
-static RunDirKind classify_folder(const std::string& dir, Ours ours) {
+static RunDirKind classify_folder(const std::string& dir, const std::vector<std::string>& names, Ours ours) {
   std::error_code ec;
   fs::file_status st = fs::status(dir, ec);
   if (!fs::exists(st)) return RunDirKind::absent;
   if (!fs::is_directory(st)) return RunDirKind::other;
   if (ours(fs::path(dir))) return RunDirKind::run;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename() != kLockFile) return RunDirKind::other;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string file = e.path().filename().string();
+    if (file != kLockFile && !is_write_leftover(file, names)) return RunDirKind::other;
+  }
   if (ec) return RunDirKind::other;  // cannot even list it: not ours to write into
   return RunDirKind::empty;
 }
@@ -48,7 +73,7 @@ static bool is_file(const fs::path& p) {
 }
 
 RunDirKind classify_run_dir(const std::string& dir) {
-  return classify_folder(dir, [](const fs::path& d) {
+  return classify_folder(dir, kRunFiles, [](const fs::path& d) {
     std::error_code ec;
     return is_file(d / kMarker) || (is_file(d / "config.json") && fs::is_directory(d / "checkpoints", ec));
   });
@@ -124,6 +149,7 @@ std::string start_fresh_run(const std::string& dir, bool overwrite) {
   try {
     // run.json (first in the list) goes last: a crash half-way still leaves a recognisable run.
     for (auto f = kRunFiles.rbegin(); f != kRunFiles.rend(); ++f) fs::remove_all(fs::path(dir) / *f);
+    remove_write_leftovers(dir, kRunFiles);
   } catch (const fs::filesystem_error& e) {
     throw Error("output.run_dir: cannot clear the old run in " + dir + " (" + e.code().message() + ")");
   }
@@ -142,7 +168,7 @@ const std::vector<std::string> kStudyFiles = {
 static const char* kStudyMarker = "study.json";
 
 RunDirKind classify_study_dir(const std::string& dir) {
-  return classify_folder(dir, [](const fs::path& d) {
+  return classify_folder(dir, kStudyFiles, [](const fs::path& d) {
     return is_file(d / kStudyMarker) ||
            (is_file(d / "report.md") && is_file(d / "grad_norms.csv"));  // a study written before study.json
   });
@@ -168,6 +194,7 @@ void start_fresh_study(const std::string& dir, bool overwrite) {
   try {
     // study.json (first in the list) goes last: a crash half-way still leaves a recognisable study.
     for (auto f = kStudyFiles.rbegin(); f != kStudyFiles.rend(); ++f) fs::remove_all(fs::path(dir) / *f);
+    remove_write_leftovers(dir, kStudyFiles);
   } catch (const fs::filesystem_error& e) {
     throw Error("output.run_dir: cannot clear the old study in " + dir + " (" + e.code().message() + ")");
   }

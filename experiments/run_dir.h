@@ -22,7 +22,7 @@ extern const std::vector<std::string> kRunFiles;
 
 enum class RunDirKind {
   absent,  // no such path
-  empty,   // a folder with nothing in it (or only our lock file)
+  empty,   // a folder with nothing in it, or only our lock file and what a killed write of ours left
   run,     // a scratchformer run: run.json, or (runs from before run.json) config.json + checkpoints/
   other,   // anything else: the user's folder, or a file
 };

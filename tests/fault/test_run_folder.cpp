@@ -168,6 +168,35 @@ TEST_CASE("a fresh run goes only into a new, empty or run folder, and overwrite 
   CHECK(train_losses(empty).size() == 40);
 }
 
+// A run killed while it wrote its first run.json leaves the lock and the atomic write's temporary
+// (run.json.tmp.<pid>): that folder is still ours, and a fresh run goes into it and clears the
+// leftover (the kill -9 test met it once in 9 killed starts). A name that only looks like one
+// (not our file's, or not a pid after ".tmp.") is still the user's.
+TEST_CASE("a folder a kill left while run.json was being written takes a fresh run, and look-alikes do not") {
+  TempDir tmp("leftover");
+  fs::path killed = tmp.path / "killed";
+  fs::create_directories(killed);
+  std::ofstream(killed / ".lock") << "12345\n";
+  std::ofstream(killed / "run.json.tmp.12345") << "{\"format\": \"scratchf";
+  std::ofstream(killed / "summary.json.tmp.777") << "{";
+  train_tiny(killed);
+  CHECK(fs::exists(killed / "run.json"));
+  CHECK_FALSE(fs::exists(killed / "run.json.tmp.12345"));
+  CHECK_FALSE(fs::exists(killed / "summary.json.tmp.777"));
+  CHECK(train_losses(killed).size() == 40);
+
+  int folder = 0;
+  for (const char* name : {"run.json.tmp.12a", "notes.txt.tmp.12345", "run.json.tmp."}) {
+    fs::path theirs = tmp.path / ("theirs_" + std::to_string(folder++));
+    fs::create_directories(theirs);
+    std::ofstream(theirs / name) << "the user's";
+    const auto before = snapshot(theirs);
+    INFO("file " << name);
+    check_refused(run_cli(train_args(theirs, {"--set", "output.overwrite=true"}), 120), "is not a scratchformer run");
+    CHECK(snapshot(theirs) == before);
+  }
+}
+
 TEST_CASE("resuming a finished run says so, refuses fewer steps, continues to more, and changes nothing else") {
   TempDir tmp("finished");
   fs::path run = tmp.path / "run";
