@@ -497,11 +497,8 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
             return static_cast<const T*>(panel.data());
           };
           if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
-          Tensor dpre = Tensor::empty(dout.shape(), dout.dtype());
-          T* d = dpre.data<T>();
-          parallel_blocks(dpre.numel(),
-                          [&](int64_t i0, int64_t i1) { simd::map2(g + i0, p + i0, d + i0, i1 - i0, times); });
-          linear_backward<T>(x, weight, bias, x, weight, d, rows, in, out_features);
+          const Tensor dpre = kernels::map2(dout, slope, times);
+          linear_backward<T>(x, weight, bias, x, weight, dpre.data<T>(), rows, in, out_features);
         });
       });
 }
