@@ -166,7 +166,8 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
                   "' was freed by an earlier backward(); pass retain_graph=true to the first call");
     if (t->grad) {
       JobLabel label(node->op.c_str(), /*backward=*/true);  // for job timing (cpu/threads.h)
-      node->backward(Tensor(t->grad));
+      // A temporary gradient is handed over (the engine keeps no reference); a retained one is shared.
+      node->backward(t->retains_grad ? Tensor(t->grad) : Tensor(std::move(t->grad)));
       if (g_anomaly)
         for (const Tensor& input : node->inputs)
           if (input.defined() && input.impl()->grad && !all_finite(input.grad()))

@@ -10,8 +10,11 @@
 
 namespace sf {
 
-// Receives dout (same shape as the op's output) and calls accumulate_grad for each input.
-using BackwardFn = std::function<void(const Tensor& dout)>;
+// Receives dout (same shape as the op's output) and calls accumulate_grad for each input. dout
+// comes by value: unless the output retains its gradient (retain_grad), the engine hands over
+// its own reference, so a closure that takes `Tensor dout` and moves it into accumulate_grad
+// passes the buffer on instead of a copy (add does). Closures that take `const Tensor&` work too.
+using BackwardFn = std::function<void(Tensor dout)>;
 
 struct Node {
   std::string op;              // "matmul", "add", ...

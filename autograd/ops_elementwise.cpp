@@ -86,9 +86,11 @@ static Tensor broadcast_binary(const Tensor& a, const Tensor& b, const char* op,
 Tensor add(const Tensor& a, const Tensor& b) {
   JobLabel label("add");
   Tensor out = broadcast_binary(a, b, "add", [](auto x, auto y) { return x + y; });
-  return record(out, "add", {a, b}, [a, b](const Tensor& dout) {
-    accumulate_grad(a, sum_to(dout, a.shape()));
+  // b gets a copy of dout (accumulate_grad's rule: dout is still held here), a the buffer itself
+  // when it needs no reduction: a residual add's backward then copies one gradient, not two.
+  return record(out, "add", {a, b}, [a, b](Tensor dout) {
     accumulate_grad(b, sum_to(dout, b.shape()));
+    accumulate_grad(a, dout.shape() == a.shape() ? std::move(dout) : sum_to(dout, a.shape()));
   });
 }
 

@@ -155,6 +155,37 @@ TEST_CASE("accumulate_grad: first gradient taken or copied, then added, the same
   set_num_threads(0);
 }
 
+// The engine hands a node its output's gradient (no reference kept) unless that output retains
+// it, and add passes the buffer on to its first input: x's .grad is the very buffer `emit`
+// created, y's a copy with the same values. With z retaining its gradient, both are copies.
+TEST_CASE("backward hands a temporary gradient over: add's first input takes the buffer itself") {
+  Generator gen(13);
+  for (bool retain : {false, true}) {
+    CAPTURE(retain);
+    Tensor x = Tensor::randn({4, 5}, gen, 1.0).requires_grad_();
+    Tensor y = Tensor::randn({4, 5}, gen, 1.0).requires_grad_();
+    Tensor z = add(x, y);
+    if (retain) z.retain_grad();
+    const float* made = nullptr;  // the buffer emit's backward gives z
+    Tensor w = record(z.detach().clone(), "emit", {z}, [z, &made](Tensor dout) {
+      Tensor g = mul(dout, Tensor::full(dout.shape(), 3.0));
+      made = g.data<float>();
+      accumulate_grad(z, std::move(g));
+    });
+    w.backward(Tensor::ones(w.shape()));
+    REQUIRE(made != nullptr);
+    CHECK(x.grad().to_vector() == std::vector<double>(20, 3.0));
+    CHECK(y.grad().to_vector() == std::vector<double>(20, 3.0));
+    CHECK(y.grad().data<float>() != made);
+    if (retain) {
+      CHECK(z.grad().data<float>() == made);
+      CHECK(x.grad().data<float>() != made);
+    } else {
+      CHECK(x.grad().data<float>() == made);
+    }
+  }
+}
+
 // layer_norm's backward adds dx straight into a .grad that x has already gathered (the residual
 // stream's, in a Pre-LN block): the result must be that gradient + dx with the bits of
 // accumulate_grad's sum, float32, rows with and without a SIMD tail, on 1 and 2 threads.
