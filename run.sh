@@ -18,9 +18,10 @@ build() {  # build DIR [cmake options...]
 
 if [[ "${1:-}" == "test" ]]; then
   # valgrind: the memcheck test runs instead of reporting Skipped; chromium: the inspect page's
-  # browser test does; clang-format: the test that the tree is formatted does. Both builds treat
-  # a new compiler warning as an error (SF_WERROR).
-  scripts/setup.sh --with-valgrind --with-browser --with-format
+  # browser test does; clang-format: the test that the tree is formatted does; python3-torch: the
+  # two tests that run PyTorch itself do (nanoGPT's recipe replayed, a nanoGPT checkpoint
+  # converted). Both builds treat a new compiler warning as an error (SF_WERROR).
+  scripts/setup.sh --with-valgrind --with-browser --with-format --with-torch
   build build -DSF_WERROR=ON
   (cd build && ctest --output-on-failure -j "$jobs")
   # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.

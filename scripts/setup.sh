@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
 # Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser] [--with-format]
-#   --with-torch adds python3-torch for parity scripts/benchmarks; --with-fuzz clang and libFuzzer
+#   --with-torch adds python3-torch (PyTorch 1.13) for the tests that run it (run.sh test installs
+#   it), the reference generators and the benchmarks; --with-fuzz clang and libFuzzer
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
 #   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless;
 #   --with-format clang-format, for the test that the tree is formatted (scripts/format.sh).
