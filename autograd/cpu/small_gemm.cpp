@@ -30,32 +30,92 @@ constexpr int kTileRows = 8;
 constexpr int kTileRows = 6;
 #endif
 
+// x, rounded where it stands: the compiler may not fuse the product that made x into a later add
+// (an empty asm the value passes through, which it cannot see into).
+template <class V>
+inline V rounded(V x) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  asm("" : "+v"(x.data));
+#endif
+  return x;
+}
+
+// a * b + c with one rounding, always. xsimd 8's fma for AVX-512 is written a * b + c, which the
+// compiler fuses or not as it sees fit (it does in the k loop below, whose bits rely on it).
+#if defined(__AVX512F__)
+inline __m512 fused(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+inline __m512d fused(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
+#endif
+#if defined(__FMA__)
+inline __m256 fused(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+inline __m256d fused(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
+#endif
+template <class V>
+inline V fused(V a, V b, V c) {
+#if defined(__FMA__) || defined(__AVX512F__)
+  return V(fused(a.data, b.data, c.data));
+#else
+  return xsimd::fma(a, b, c);
+#endif
+}
+
 // One tile: C[0..R) x [0..NV * W) from K steps.
+//
+// The loops over the tile's rows and vectors are unrolled whole (the pragmas), so the R * NV
+// accumulators live in registers from the first k to the store. Left to itself GCC unrolled the k
+// loop's body only and kept the accumulators as an array on the stack: zeroed there, loaded before
+// the loop, stored after it for the epilogue to read, 48 extra memory operations a tile, felt most
+// at K = 32 (attention's products). bench_gpt's steps in turn, old/new, 2-core Zen 5: tiny 1.036,
+// small 1.016-1.022, medium 1.004 (bench/README.md, session 29).
+//
+// The epilogue rounds as the former one compiled to on an AVX-512 build: with alpha != 1 and beta
+// != 0 (or a bias), where alpha * acc is rounded was GCC's own choice (in a * b + c * d it may fuse
+// either product), and it had fused alpha * acc into the add in tiles of 3 rows or more and kept it
+// apart in tiles of 1 or 2. Both are written out below, so every result keeps its bits (a probe of
+// 204,120 calls, every tile height, alpha, beta, bias, float and double, compared old and new). With
+// alpha = 1, as in every linear layer, the two are the same.
 template <int R, int NV, class T>
 inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb, T beta, T* C,
                  int64_t ldc, const T* bias) {
   using V = xsimd::batch<T>;
   constexpr int64_t W = V::size;
   V acc[R][NV];
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) acc[r][v] = V(T(0));
   for (int64_t k = 0; k < K; ++k) {
     const T* b = B + k * ldb;
     const T* a = A + k * csa;
     V bk[NV];
+#pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) bk[v] = V::load_unaligned(b + v * W);
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const V ar(a[r * rsa]);
+#pragma GCC unroll 2
       for (int v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(ar, bk[v], acc[r][v]);
     }
   }
   const V va(alpha), vb(beta);
+#pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
     for (int v = 0; v < NV; ++v) {
       T* c = C + r * ldc + v * W;
-      V out = va * acc[r][v];
-      if (beta != T(0)) out = xsimd::fma(vb, V::load_unaligned(c), out);
-      if (bias) out += V::load_unaligned(bias + v * W);
+      V out;
+      if constexpr (R >= 3) {  // alpha * acc fused into the first add
+        if (beta != T(0)) {
+          out = fused(va, acc[r][v], rounded(vb * V::load_unaligned(c)));
+          if (bias) out += V::load_unaligned(bias + v * W);
+        } else {
+          out = bias ? fused(va, acc[r][v], V::load_unaligned(bias + v * W)) : va * acc[r][v];
+        }
+      } else {  // alpha * acc rounded first
+        out = rounded(va * acc[r][v]);
+        if (beta != T(0)) out = fused(vb, V::load_unaligned(c), out);
+        if (bias) out += V::load_unaligned(bias + v * W);
+      }
       out.store_unaligned(c);
     }
 }

@@ -293,3 +293,71 @@ TEST_CASE("attention on both sides of the small_gemm cut-over equals the compose
     for (int i = 0; i < 3; ++i) CHECK(max_abs_diff(fused_grads[i], composed_grads[i]) < 1e-12);
   }
 }
+
+#if defined(__FMA__) || defined(__AVX512F__)
+namespace {
+
+// x as stored in a variable: the compiler may not fuse the product that made it into a later add.
+template <class T>
+T kept(T x) {
+  volatile T v = x;
+  return v;
+}
+
+// The tile's epilogue rounds alpha * acc in a fixed place (autograd/cpu/small_gemm.cpp, tile):
+// fused into the first add in tiles of 3 rows or more, rounded first in tiles of 1 or 2. acc is
+// the sum over k in increasing order, each step one fused multiply-add, as the k loop does it.
+template <class T>
+void check_epilogue_rounding(int64_t R, int64_t N, T alpha, T beta, bool with_bias, std::mt19937& rng) {
+  const int64_t K = 32;
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<T> A(static_cast<size_t>(R * K)), B(static_cast<size_t>(K * N)), C(static_cast<size_t>(R * N));
+  std::vector<T> bias(static_cast<size_t>(N));
+  for (std::vector<T>* v : {&A, &B, &C, &bias})
+    for (T& x : *v) x = static_cast<T>(u(rng));
+  std::vector<T> got = C;
+  small_gemm_in_place(R, N, K, alpha, A.data(), K, int64_t(1), B.data(), N, beta, got.data(), N,
+                      with_bias ? bias.data() : nullptr);
+  for (int64_t m = 0; m < R; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      T acc = 0;
+      for (int64_t k = 0; k < K; ++k) acc = std::fma(A[size_t(m * K + k)], B[size_t(k * N + n)], acc);
+      const T c = C[size_t(m * N + n)], b = bias[size_t(n)];
+      T want;
+      if (R >= 3) {
+        if (beta != T(0)) want = std::fma(alpha, acc, kept(beta * c));
+        else want = with_bias ? std::fma(alpha, acc, b) : kept(alpha * acc);
+        if (beta != T(0) && with_bias) want = kept(want + b);
+      } else {
+        want = kept(alpha * acc);
+        if (beta != T(0)) want = std::fma(beta, c, want);
+        if (with_bias) want = kept(want + b);
+      }
+      INFO("rows " << R << " N " << N << " alpha " << alpha << " beta " << beta << " bias " << with_bias << " at (" << m
+                   << ", " << n << ")");
+      CHECK(got[size_t(m * N + n)] == want);
+    }
+}
+
+}  // namespace
+
+// Which rounding the epilogue uses decides the last bit of attention's dK (alpha = 1/sqrt(D),
+// beta = 1) and so of every trained model: pinned here for every tile height and both tile
+// widths (a column tail, scalar, is not part of this), float and double.
+TEST_CASE("small_gemm's epilogue rounds alpha * acc where the tile height says, bit for bit") {
+  std::mt19937 rng(29);
+#if defined(__AVX512F__)
+  const int64_t tallest = 8;  // kTileRows: up to this many rows are one tile
+#else
+  const int64_t tallest = 6;
+#endif
+  for (int64_t R = 1; R <= tallest; ++R)
+    for (int64_t vectors : {1, 2})
+      for (double beta : {0.0, 1.0, 0.3})
+        for (bool with_bias : {false, true}) {
+          check_epilogue_rounding<float>(R, vectors * int64_t(xsimd::batch<float>::size), 0.17f, float(beta), with_bias,
+                                         rng);
+          check_epilogue_rounding<double>(R, vectors * int64_t(xsimd::batch<double>::size), 0.17, beta, with_bias, rng);
+        }
+}
+#endif
