@@ -41,7 +41,8 @@ inline V rounded(V x) {
 }
 
 // a * b + c with one rounding, always. xsimd 8's fma for AVX-512 is written a * b + c, which the
-// compiler fuses or not as it sees fit (it does in the k loop below, whose bits rely on it).
+// compiler fuses or not as it sees fit: a Release build fused the k loop's, the ASan build
+// (-O2 with sanitizers) did not, so the two builds' products differed in the last bit.
 #if defined(__AVX512F__)
 inline __m512 fused(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
 inline __m512d fused(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a, b, c); }
@@ -94,7 +95,7 @@ inline void tile(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const
     for (int r = 0; r < R; ++r) {
       const V ar(a[r * rsa]);
 #pragma GCC unroll 2
-      for (int v = 0; v < NV; ++v) acc[r][v] = xsimd::fma(ar, bk[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = fused(ar, bk[v], acc[r][v]);
     }
   }
   const V va(alpha), vb(beta);
