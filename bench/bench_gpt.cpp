@@ -65,6 +65,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include <xsimd/xsimd.hpp>
 
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/lowp.h"
@@ -310,9 +311,14 @@ static CpuInfo read_cpuinfo() {
 
 static std::string cpu_description(const CpuInfo& cpu) {
   const std::string simd = cpu.has("avx512f") ? "AVX-512" : cpu.has("avx2") ? "AVX2" : "no AVX2";
+  // The vectors this build's kernels use, when narrower than the CPU's (-DSF_NATIVE=OFF with
+  // -march=haswell, say, to stand in for an AVX2 machine): AVX-512 is 16 floats, AVX2 8.
+  const std::size_t floats = xsimd::batch<float>::size;
+  const std::string built = floats >= 16 ? "AVX-512" : floats == 8 ? "AVX2" : std::to_string(floats) + "-float";
+  const std::string code = built == simd ? "" : " (code built for " + built + ")";
   const std::string ids = cpu.family.empty() ? "" : " (family " + cpu.family + " model " + cpu.number + ")";
   const char* forced = std::getenv("OPENBLAS_CORETYPE");
-  return cpu.model + ids + ", " + simd + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
+  return cpu.model + ids + ", " + simd + code + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
          " cores; OpenBLAS kernels " + sf::blas::core_name() +
          (forced ? " (OPENBLAS_CORETYPE, the reference too)" : "");
 }
