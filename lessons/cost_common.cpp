@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "lessons/14_stage_model.h"
+#include "lessons/stage_model.h"
 #include "lessons/lesson.h"
 #include "optim/adam.h"
 #include "optim/clip.h"

@@ -6,7 +6,7 @@
 // lesson prints (from its "== N. ..." heading to the next heading; `output: all` is everything).
 // `lesson_docs` rewrites those blocks; tests/lessons/ checks that they are up to date.
 //
-// Every lesson has two texts, lessons/NN_name.md (English) and lessons/zh/NN_name.md (Chinese),
+// Every lesson has two texts, lessons/NAME.md (English) and lessons/zh/NAME.md (Chinese),
 // with the same set of tagged blocks. The Chinese excerpts equal the code like the English ones;
 // the Chinese output blocks equal what the lesson prints in Chinese. A slow lesson (one that
 // trains for minutes, Lesson::slow) is run once per check, in English, and its Chinese output

@@ -37,7 +37,7 @@ struct Lesson {
   std::string name;      // what `scratchformer lesson NAME` takes, e.g. "attention"
   std::string title;     // one line for the list
   std::string title_zh;  // the same line in Chinese
-  std::string file;      // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "05_attention"
+  std::string file;      // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "attention"
   std::function<void(std::ostream&)> run;
   // A lesson that trains for minutes. The doc check runs it once, in English, and checks the
   // Chinese text's output blocks by their numbers against that run (docs.h, same_printed_numbers).

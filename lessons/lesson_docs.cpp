@@ -1,5 +1,5 @@
 // lesson_docs: rewrites the tagged code and output blocks of every lesson's two texts
-// (lessons/NN_name.md and lessons/zh/NN_name.md) from the compiled sources and the real output
+// (lessons/NAME.md and lessons/zh/NAME.md) from the compiled sources and the real output
 // in each language (`lesson_docs`), or only reports what is out of date (`lesson_docs --check`,
 // exit code 1). tests/lessons/ runs the same check (check_lesson_texts in docs.h), except that
 // it does not run the slow lessons. `--only NAME` does one lesson; the English run of each lesson

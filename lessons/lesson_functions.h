@@ -1,5 +1,5 @@
 // lesson_functions.h: one function per lesson. Each prints the lesson to `out` and returns the key
-// numbers it printed, so the tests can assert them. The text of lesson N is lessons/NN_name.md.
+// numbers it printed, so the tests can assert them. The text of lesson N is lessons/NAME.md.
 #pragma once
 #include <cstdint>
 #include <iosfwd>
@@ -243,7 +243,7 @@ struct ErrataResult {
   double pre_post_diff = 0;
   double norm_repeat_diff = 0, norm_grad_diff = 0;       // norm1(x) three times against once
   std::vector<double> unmasked_weights, masked_weights;  // (3, 3): 004's snippet, and assigned
-  // The GPTs trained with and without the causal mask (17_errata_mask.cpp).
+  // The GPTs trained with and without the causal mask (errata_mask.cpp).
   int64_t leak_params = 0;
   std::vector<double> correct_losses, leaky_losses;     // training loss at every step
   double correct_train = 0, leaky_train = 0;            // teacher-forced, on training windows
@@ -253,7 +253,7 @@ struct ErrataResult {
 };
 // A slow lesson (Lesson::slow): its two GPTs train for about 10 s of CPU, once per process.
 ErrataResult run_lesson_errata(std::ostream& out);
-// Its steps 1-7 (the articles' examples, no training) and 8-10 (17_errata_mask.cpp: the GPTs).
+// Its steps 1-7 (the articles' examples, no training) and 8-10 (errata_mask.cpp: the GPTs).
 void errata_articles(std::ostream& out, ErrataResult& r);
 void errata_mask_training(std::ostream& out, ErrataResult& r);
 

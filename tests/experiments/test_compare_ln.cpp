@@ -196,7 +196,7 @@ TEST_CASE("compare_ln: in the paper's setting Post-LN's FFN gradients grow towar
 }
 
 TEST_CASE("compare_ln: findings 1a and 1b judge every seed, so one seed cannot carry the mean") {
-  // The committed study's per-seed ratios (lessons/11_prenorm_study.md): Post-LN's mean 1.5 passes
+  // The committed study's per-seed ratios (lessons/prenorm_study.md): Post-LN's mean 1.5 passes
   // 1.2 on the strength of one seed; Pre-LN's 0.67-0.72 are below Post-LN's but not flat.
   std::vector<double> post = {1.193, 1.307, 2.006}, pre = {0.676, 0.666, 0.717};
   CHECK_FALSE(grows_in_every_seed(post, 1.2));
@@ -309,8 +309,8 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
 
 TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and the README are in the committed report") {
   // Between <!-- study numbers --> and <!-- /study numbers -->, every number must occur in
-  // lessons/11_prenorm_study.md, the report `scratchformer compare configs/compare_ln.json` wrote.
-  std::string report = read_text("lessons/11_prenorm_study.md");
+  // lessons/prenorm_study.md, the report `scratchformer compare configs/compare_ln.json` wrote.
+  std::string report = read_text("lessons/prenorm_study.md");
   REQUIRE(report.find("## Our numbers beside the paper's") != std::string::npos);
   auto is_num = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; };
   std::vector<std::string> report_numbers;
@@ -326,7 +326,7 @@ TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and th
     report_numbers.push_back(number);
     i = j;
   }
-  for (const char* doc : {"lessons/11_prenorm.md", "lessons/zh/11_prenorm.md", "README.md"}) {
+  for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md", "README.md"}) {
     CAPTURE(doc);
     std::string text = read_text(doc);
     size_t a = text.find("<!-- study numbers -->"), b = text.find("<!-- /study numbers -->");

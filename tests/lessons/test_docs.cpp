@@ -176,8 +176,8 @@ static std::string prose(std::string md) {
 
 TEST_CASE("the Chinese study report quotes the English one's numbers, all of them, in order") {
   std::string root = std::string(SF_SOURCE_DIR) + "/lessons/";
-  std::string en = read_text_file(root + "11_prenorm_study.md");
-  std::string zh = read_text_file(root + "zh/11_prenorm_study.md");
+  std::string en = read_text_file(root + "prenorm_study.md");
+  std::string zh = read_text_file(root + "zh/prenorm_study.md");
   CHECK(same_printed_numbers(prose(en), prose(zh)));
   CHECK(prose("a [b 1](x/2.md) <!-- 3 --> 4") == "a [b 1  4");
 }

@@ -9,7 +9,7 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/threads.h"
 
-#include "lessons/14_stage_model.h"
+#include "lessons/stage_model.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
 #include "tests/sanitized.h"
