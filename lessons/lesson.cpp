@@ -12,6 +12,7 @@
 #include "autograd/errors.h"
 
 #include "lessons/lesson_functions.h"
+#include "lessons/task.h"
 
 namespace sf::lessons {
 
@@ -23,6 +24,8 @@ static std::function<void(std::ostream&)> printing(F f) {
 
 const std::vector<Lesson>& all_lessons() {
   static const std::vector<Lesson> lessons = {
+      {0, "task", "The task: next-character prediction, cross-entropy, a bigram table trained and sampled",
+       "任务：预测下一个字符、交叉熵、训练并采样一张二元组表", "task", printing(run_lesson_task), true},
       {1, "autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
        "手写自动微分：标量计算图、链式法则、有限差分", "autograd", printing(run_lesson_autograd)},
       {2, "broadcasting", "Tensors, broadcasting and gradcheck: why backward reduces",
