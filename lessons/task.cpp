@@ -17,10 +17,10 @@
 #include <set>
 #include <sstream>
 
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/pictures.h"
-#include "lessons/stage_model.h"
+#include "lessons/common/pictures.h"
+#include "lessons/common/stage_model.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
 
@@ -112,9 +112,10 @@ constexpr int64_t kSampleChars = 2000, kShownChars = 160;
 
 // Trains a fresh bigram table on `train` with Adam for `steps` steps, measuring the loss on the
 // whole of `train` and `val` every `every` steps (and before the first).
-static std::unique_ptr<StageModel> train_bigram(const data::Tokens& train, const data::Tokens& val, int64_t V, int64_t steps,
-                               int64_t every, Progress& progress, int64_t first_step, std::vector<double>& at,
-                               std::vector<double>& train_curve, std::vector<double>& val_curve) {
+static std::unique_ptr<StageModel> train_bigram(const data::Tokens& train, const data::Tokens& val, int64_t V,
+                                                int64_t steps, int64_t every, Progress& progress, int64_t first_step,
+                                                std::vector<double>& at, std::vector<double>& train_curve,
+                                                std::vector<double>& val_curve) {
   StageConfig cfg;
   cfg.stage = Stage::bigram;
   cfg.vocab_size = V;
@@ -207,8 +208,8 @@ static const TaskResult& compute() {
     r.counts_val = nll / static_cast<double>(c.val->size() - 1);
 
     Progress progress = lesson_progress(kSteps + kOverfitSteps);
-    std::unique_ptr<StageModel> trained = train_bigram(c.train, c.val, V, kSteps, kEvery, progress, 0, r.curve_steps, r.train_curve,
-                                     r.val_curve);
+    std::unique_ptr<StageModel> trained =
+        train_bigram(c.train, c.val, V, kSteps, kEvery, progress, 0, r.curve_steps, r.train_curve, r.val_curve);
     r.final_train = r.train_curve.back();
     r.final_val = r.val_curve.back();
 
@@ -225,8 +226,8 @@ static const TaskResult& compute() {
     (void)train_bigram(slice, c.val, V, kOverfitSteps, kOverfitEvery, progress, kSteps, r.overfit_steps,
                        r.overfit_train, r.overfit_val);
     progress.finish();
-    const size_t best = static_cast<size_t>(std::min_element(r.overfit_val.begin(), r.overfit_val.end()) -
-                                            r.overfit_val.begin());
+    const size_t best =
+        static_cast<size_t>(std::min_element(r.overfit_val.begin(), r.overfit_val.end()) - r.overfit_val.begin());
     r.overfit_best_val = r.overfit_val[best];
     r.overfit_best_step = r.overfit_steps[best];
     r.overfit_final_train = r.overfit_train.back();
@@ -245,18 +246,17 @@ TaskResult run_lesson_task(std::ostream& out) {
   out << tr(out, "corpus: Tiny Shakespeare, ", "语料：Tiny Shakespeare，") << r.train_chars + r.val_chars
       << tr(out, " characters; the first 90% train, the last 10% val\n", " 个字符；前 90% 用于训练，后 10% 用于验证\n")
       << tr(out, "train / val characters: ", "训练 / 验证字符数：") << r.train_chars << " / " << r.val_chars << "\n"
-      << tr(out, "vocabulary: V = ", "词表：V = ") << r.vocab_size << tr(out, " characters, ids 0..", " 个字符，编号 0..")
-      << r.vocab_size - 1 << tr(out, ":\n", "：\n") << " ";
+      << tr(out, "vocabulary: V = ", "词表：V = ") << r.vocab_size
+      << tr(out, " characters, ids 0..", " 个字符，编号 0..") << r.vocab_size - 1 << tr(out, ":\n", "：\n") << " ";
   for (int32_t id = 0; id < r.vocab_size; ++id) out << " " << shown(tok.decode({id}));
   out << "\n";
   // [excerpt: pairs]
   const int64_t n = 8;
-  std::vector<int32_t> inputs(c.train->begin(), c.train->begin() + n);        // the model reads these
+  std::vector<int32_t> inputs(c.train->begin(), c.train->begin() + n);           // the model reads these
   std::vector<int32_t> targets(c.train->begin() + 1, c.train->begin() + n + 1);  // and scores these
   // [/excerpt]
-  out << tr(out, "the text begins: ", "文本开头：") << "\"" << tok.decode(std::vector<int32_t>(
-                                                                     c.train->begin(), c.train->begin() + 14))
-      << "\"\n"
+  out << tr(out, "the text begins: ", "文本开头：") << "\""
+      << tok.decode(std::vector<int32_t>(c.train->begin(), c.train->begin() + 14)) << "\"\n"
       << tr(out, "one window of T = 8 holds 8 questions:\n", "一个 T = 8 的窗口里有 8 道题：\n");
   for (int64_t t = 0; t < n; ++t)
     out << "  \"" << tok.decode(std::vector<int32_t>(inputs.begin(), inputs.begin() + t + 1)) << "\" -> "
@@ -283,8 +283,8 @@ TaskResult run_lesson_task(std::ostream& out) {
 
   heading(out, 4, "Training the bigram table", "训练二元组表");
   out << tr(out, "Adam, lr ", "Adam，学习率 ") << kLr << ", " << kSteps << tr(out, " steps of ", " 步，每步 ") << kBatch
-      << " x " << kBlock << tr(out, " characters; the loss on all of train and val:\n",
-                               " 个字符；整个训练集和验证集上的损失：\n")
+      << " x " << kBlock
+      << tr(out, " characters; the loss on all of train and val:\n", " 个字符；整个训练集和验证集上的损失：\n")
       << tr(out, "  step   train    val\n", "  步数   训练     验证\n");
   for (size_t i = 0; i < r.curve_steps.size(); i += 2)
     out << std::setw(6) << static_cast<int64_t>(r.curve_steps[i]) << "   " << fmt(r.train_curve[i], 4) << "  "
@@ -297,15 +297,16 @@ TaskResult run_lesson_task(std::ostream& out) {
                            {{"train", r.train_curve}, {"val", r.val_curve}}, false, false));
 
   heading(out, 5, "Three knobs on one row: the character after 't'", "一行上的三个旋钮：'t' 之后的字符");
-  out << tr(out, "setting                  kept  entropy  most likely\n", "设置                     保留  熵       最可能的字符\n");
+  out << tr(out, "setting                  kept  entropy  most likely\n",
+            "设置                     保留  熵       最可能的字符\n");
   for (const TaskSample& s : r.samples) {
     std::vector<double> p = sampling_distribution(r.row_t, s.options);
     std::vector<size_t> order(p.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] > p[b]; });
     const auto kept = std::count_if(p.begin(), p.end(), [](double x) { return x > 0; });
-    out << "  " << padded(setting_name(s.options, language(out)), 23) << std::setw(4) << kept
-        << "  " << fmt(entropy_of(p), 3) << "   ";
+    out << "  " << padded(setting_name(s.options, language(out)), 23) << std::setw(4) << kept << "  "
+        << fmt(entropy_of(p), 3) << "   ";
     for (size_t k = 0; k < 3 && p[order[k]] > 0; ++k)
       out << (k ? ", " : "") << shown(tok.decode({static_cast<int32_t>(order[k])})) << " " << fmt(p[order[k]], 3);
     out << "\n";
@@ -317,8 +318,9 @@ TaskResult run_lesson_task(std::ostream& out) {
       << tr(out, " shown);\nentropy and kept are averaged over the draws, distinct counts characters\n",
             " 个）；\n熵和保留数是所有抽取的平均值，不同字符数统计整段样本\n");
   for (const TaskSample& s : r.samples) {
-    out << "-- " << setting_name(s.options, language(out)) << tr(out, ": entropy ", "：熵 ") << fmt(s.mean_entropy, 3) << tr(out, ", kept ", "，保留 ")
-        << fmt(s.mean_kept, 1) << tr(out, ", distinct characters ", "，不同字符 ") << s.distinct << "\n";
+    out << "-- " << setting_name(s.options, language(out)) << tr(out, ": entropy ", "：熵 ") << fmt(s.mean_entropy, 3)
+        << tr(out, ", kept ", "，保留 ") << fmt(s.mean_kept, 1) << tr(out, ", distinct characters ", "，不同字符 ")
+        << s.distinct << "\n";
     std::string text = s.text;
     for (size_t p = 0; (p = text.find('\n', p)) != std::string::npos; p += 3) text.replace(p, 1, "\n  ");
     out << "  " << text << "\n";
@@ -334,11 +336,18 @@ TaskResult run_lesson_task(std::ostream& out) {
   out << tr(out, "val is lowest at step ", "验证损失在第 ") << static_cast<int64_t>(r.overfit_best_step)
       << tr(out, ": ", " 步最低：") << fmt(r.overfit_best_val, 4) << tr(out, "; at the end slice ", "；最后小段 ")
       << fmt(r.overfit_final_train, 4) << tr(out, ", val ", "，验证 ") << fmt(r.overfit_final_val, 4) << "\n";
-  draw_gnuplot(out, "task_overfit.png",
-               curves_plot("bigram table on a 2000-character slice", "step", "loss (nats per character)",
-                           r.overfit_steps, {{"train (the slice)", r.overfit_train}, {"val", r.overfit_val}}, false,
-                           false));
+  draw_gnuplot(
+      out, "task_overfit.png",
+      curves_plot("bigram table on a 2000-character slice", "step", "loss (nats per character)", r.overfit_steps,
+                  {{"train (the slice)", r.overfit_train}, {"val", r.overfit_val}}, false, false));
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_task() {
+  return {"task", "The task: next-character prediction, cross-entropy, a bigram table trained and sampled",
+          "任务：预测下一个字符、交叉熵、训练并采样一张二元组表", printing(run_lesson_task),
+          /*slow=*/true};
 }
 
 }  // namespace sf::lessons
