@@ -61,6 +61,13 @@ INTRO = {
           "检查程序把你的代码和框架自己的实现逐一比较。",
 }
 
+# The formula on the front page (drawn by KaTeX, as the lessons' TeX is).
+ATTENTION_TEX = r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V"
+FORMULA = {
+    "en": "At the heart of it is one formula, which the lesson %s computes by hand:",
+    "zh": "这一切的核心是下面这个公式，%s 一课会手算它：",
+}
+
 EXPLORER_NOTE = {
     "en": "A trained model's attention, every layer and head, with the measured role of each head.",
     "zh": "训练好的模型的注意力：每一层、每一个头，以及测得的每个头的分工。",
@@ -101,19 +108,15 @@ class Site:
         self.files = set()  # repo paths of other images the pages show
 
     def group_parts(self):
-        """[(title_en, title_zh, [lessons])]: the registry's parts when its lessons name one, else one."""
+        """[(title_en, title_zh, about {lang: line}, [lessons])]: the registry's parts (each lesson's
+        "part": {"title", "title_zh", "about", "about_zh"}), or one part when it has none."""
         parts = []
         for l in self.lessons:
-            part = l.get("part")
-            if isinstance(part, dict):
-                key = (part.get("title", ""), part.get("title_zh", part.get("title", "")))
-            elif part:
-                key = (str(part), str(l.get("part_zh", part)))
-            else:
-                key = ("Lessons", "课程")
+            part = l.get("part") or {"title": "Lessons", "title_zh": "课程"}
+            key = (part.get("title", ""), part.get("title_zh", part.get("title", "")))
             if not parts or parts[-1][0:2] != key:
-                parts.append((key[0], key[1], []))
-            parts[-1][2].append(l)
+                parts.append((key[0], key[1], {"en": part.get("about", ""), "zh": part.get("about_zh", "")}, []))
+            parts[-1][3].append(l)
         return parts
 
     # ---- paths ----
@@ -188,7 +191,7 @@ class Site:
     def nav(self, lang, page, current):
         w = WORDS[lang]
         items = []
-        for title_en, title_zh, lessons in self.parts:
+        for title_en, title_zh, _, lessons in self.parts:
             items.append('<li class="part">' + html.escape(title_zh if lang == "zh" else title_en) + "</li>")
             for l in lessons:
                 cls = ' class="current"' if current == l["file"] else ""
@@ -204,7 +207,7 @@ class Site:
             items.append('<li%s><a href="%s">%s</a></li>' % (cls, rel("zh/glossary.html", page), w["glossary"]))
         return '<ul class="nav">' + "\n".join(items) + "</ul>"
 
-    def shell(self, lang, page, title, current, other, main, toc=""):
+    def shell(self, lang, page, title, current, other, main, toc="", wide=False):
         """The frame every page shares: header (home, search, language switch), the lessons down
         the side, the page's own contents on the right."""
         w = WORDS[lang]
@@ -225,7 +228,7 @@ class Site:
 <div class="search"><input id="search" type="search" placeholder="{w['search']}" autocomplete="off" aria-label="{w['search']}"><ol id="results" hidden></ol></div>
 <a class="lang-switch" id="lang-switch" href="{other}" hreflang="{'en' if lang == 'zh' else 'zh'}">{w['switch']}</a>
 </header>
-<div class="layout">
+<div class="layout{' wide' if wide else ''}">
 <nav class="side">{self.nav(lang, page, current)}</nav>
 <main id="main">
 {main}
@@ -327,8 +330,16 @@ class Site:
         w = WORDS[lang]
         page = self.home(lang)
         rows = ["<h1>" + w["course"] + "</h1>", "<p>" + INTRO[lang] + "</p>"]
-        for title_en, title_zh, lessons in self.parts:
+        attention = next((l for l in self.lessons if l["name"] == "attention"), None)
+        if attention:
+            link = '<a href="%s">%s</a>' % (rel(self.lesson_page(lang, attention), page),
+                                            html.escape(attention["title_zh"] if lang == "zh" else attention["title"]))
+            rows.append("<p>" + FORMULA[lang] % link + "</p>")
+            rows.append('<p><span class="math display">' + html.escape(ATTENTION_TEX) + "</span></p>")
+        for title_en, title_zh, about, lessons in self.parts:
             rows.append("<h2>" + html.escape(title_zh if lang == "zh" else title_en) + "</h2>")
+            if about[lang]:
+                rows.append("<p>" + html.escape(about[lang]) + "</p>")
             rows.append('<ol class="lesson-list">')
             for l in lessons:
                 title = l["title_zh"] if lang == "zh" else l["title"]
@@ -390,6 +401,20 @@ class Site:
             run([self.binary, "inspect", run_dir, "--quiet", "--out", out] + extra)
             pages[key] = open(os.path.join(out, "attention.html"), encoding="utf-8").read()
             shutil.copy(os.path.join(out, "attention.json"), os.path.join(self.out, "data-" + key + ".json"))
+        # The pages' titles say which model, and nothing of where this machine keeps it.
+        trained = not args.run
+        titles = {
+            "explorer": {
+                "en": ('The default GPT (configs/default.json, trained %d steps)' % args.steps if trained
+                       else os.path.basename(os.path.normpath(default_run))) + ' reading "%s"' % args.prompt,
+                "zh": ('默认 GPT（configs/default.json，训练 %d 步）' % args.steps if trained
+                       else os.path.basename(os.path.normpath(default_run))) + '读“%s”' % args.prompt},
+            "explorer-reverse": {
+                "en": ('The reverse model (configs/reverse.json, trained 300 steps)' if not args.reverse_run
+                       else os.path.basename(os.path.normpath(reverse_run))) + ": cross-attention on a held-out example",
+                "zh": ('反转模型（configs/reverse.json，训练 300 步）' if not args.reverse_run
+                       else os.path.basename(os.path.normpath(reverse_run))) + "：一个留出样例上的交叉注意力"},
+        }
         for lang in ("en", "zh"):
             for key, text in pages.items():
                 page = lang + "/" + key + ".html"
@@ -397,8 +422,10 @@ class Site:
                 style = re.search(r"<style>(.*?)</style>", text, flags=re.S).group(1)
                 body = re.search(r"<body>(.*)</body>", text, flags=re.S).group(1)
                 other = rel(("zh" if lang == "en" else "en") + "/" + key + ".html", page)
+                body = re.sub(r"(getElementById\('ax-title'\)\.textContent = )\"(?:[^\"\\]|\\.)*\"",
+                              lambda m: m.group(1) + json.dumps(titles[key][lang], ensure_ascii=False).replace("</", "<\\/"), body)
                 shell = self.shell(lang, page, WORDS[lang]["explorer"], key, other,
-                                   '<div class="explorer">' + body + "</div>")
+                                   '<div class="explorer">' + body + "</div>", wide=True)
                 shell = shell.replace("</head>", "<style>" + style + "</style>\n</head>", 1)
                 self.write(page, shell)
 

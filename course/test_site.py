@@ -151,6 +151,7 @@ PAGE_FACTS = r"""(() => {
   const sw = document.getElementById('lang-switch');
   return {bad, links: [...document.querySelectorAll('a[href]')].map(a => a.href),
           sources: [...document.querySelectorAll('[src]')].map(e => e.src),
+          math: document.querySelectorAll('span.math .katex').length,
           lang: document.documentElement.lang, number: current ? current.textContent : null,
           switch: sw ? sw.href : null, searchBox: !!document.getElementById('search')};
 })()"""
@@ -305,6 +306,10 @@ def main():
             for page in pages:
                 facts[(base, page)] = checker.check_page(browser, page, base)
         print("test_site.py: %d pages loaded from file:// and from %s" % (len(pages), http_base))
+        formulas = sum(f["math"] for (base, _), f in facts.items() if base == file_base)
+        if formulas == 0:
+            checker.fail("site", "no formula drawn by KaTeX on any page (the front page has one)")
+        print("test_site.py: %d formulas drawn by KaTeX" % formulas)
 
         # The language switch lands on the same lesson, and back.
         for page in pages:

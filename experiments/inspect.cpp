@@ -274,22 +274,24 @@ std::string attention_html(const AttentionMaps& m, const std::string& title) {
 <style>
 .ax { font-family: system-ui, "Noto Sans CJK SC", "WenQuanYi Zen Hei", sans-serif; }
 html:lang(zh) .ax .en, html:not(:lang(zh)) .ax .zh { display: none; }
-.ax-help { background: #f8fafc; border: 1px solid #e2e8f0; border-radius: 6px; padding: .6em 1em; max-width: 62em; line-height: 1.5; }
+.ax-help { background: #f8fafc; border: 1px solid #e2e8f0; border-radius: 6px; padding: .3em .9em; line-height: 1.45; font-size: .9em; margin-top: 1em; }
 .ax-help p { margin: .4em 0; }
 .ax-bar { display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; margin: 1em 0; }
 .ax-bar button { font: inherit; padding: .15em .7em; border: 1px solid #94a3b8; background: white; border-radius: 4px; cursor: pointer; }
 .ax-bar button.on { background: #1e3a8a; color: white; border-color: #1e3a8a; }
-.ax-main { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start; }
+.ax-main { display: grid; grid-template-columns: minmax(0, 1fr) 24em; gap: 1.5em; align-items: start; }
+@media (max-width: 60em) { .ax-main { grid-template-columns: minmax(0, 1fr); } }
+.ax-where { margin-top: 1em; }
 .ax-heads { display: grid; gap: 1.2em 1.6em; }
 .ax-head h3 { margin: 0 0 .3em; font-size: .95em; }
 .ax-head h3 small { font-weight: normal; color: #475569; }
-.grid { display: grid; gap: 1px; background: #f1f5f9; width: max-content; }
-.cell { background: white; }
+.grid { display: grid; gap: 1px; background: white; width: max-content; }
+.cell { background: white; box-shadow: 0 0 0 1px #f1f5f9; }
 .cell.row { outline: 2px solid #d97706; outline-offset: -1px; }
 .lab { font-family: ui-monospace, "DejaVu Sans Mono", "WenQuanYi Zen Hei", monospace; color: #334155; background: white;
        white-space: pre; overflow: hidden; line-height: 1; display: flex; align-items: center; cursor: default; }
 .lab.q { justify-content: flex-end; padding-right: 3px; }
-.lab.k { writing-mode: vertical-rl; justify-content: flex-end; padding-bottom: 3px; }
+.lab.k { writing-mode: vertical-rl; text-orientation: upright; justify-content: flex-end; padding-bottom: 3px; }
 .lab.on { background: #fde68a; }
 .ax-roles { border-collapse: collapse; font-size: .85em; }
 .ax-roles th, .ax-roles td { border: 1px solid #e2e8f0; padding: .2em .5em; text-align: right; }
@@ -302,6 +304,21 @@ html:lang(zh) .ax .en, html:not(:lang(zh)) .ax .zh { display: none; }
 </style></head>
 <body><div class="ax">
 <h1 id="ax-title"></h1>
+<div class="ax-bar">
+<span><span class="en">layer</span><span class="zh">层</span> <span id="ax-layers"></span></span>
+<span><span class="en">view</span><span class="zh">视图</span>
+<button id="ax-view-grid" class="on"><span class="en">grids</span><span class="zh">方格图</span></button>
+<button id="ax-view-lines"><span class="en">lines</span><span class="zh">连线</span></button></span>
+<span id="ax-head-pick" hidden><span class="en">heads</span><span class="zh">头</span> <span id="ax-heads-on"></span></span>
+</div>
+<div class="ax-main">
+<div id="ax-left">
+<div id="ax-heads" class="ax-heads"></div>
+<svg id="ax-lines" class="ax-lines" hidden></svg>
+</div>
+<div>
+<table class="ax-roles" id="ax-roles"></table>
+<div id="ax-where" class="ax-where"></div>
 <div class="ax-help">
 <p class="en"><b>How to read it.</b> Each grid is one head of the chosen layer. A row is the token
 that looks (the query), a column the token it looks at (the key); the darker the cell, the more
@@ -324,17 +341,7 @@ see only its lines. Hover a label in a grid to mark its row in every head.</p>
 <i>连线</i>视图把左边每个词元和它关注的右边词元连起来，权重越大线越粗，每个头一种颜色；把鼠标停在一个词元上，只看它的连线。
 把鼠标停在方格图的标签上，会在每个头里标出这一行。</p>
 </div>
-<div class="ax-bar">
-<span><span class="en">layer</span><span class="zh">层</span> <span id="ax-layers"></span></span>
-<span><span class="en">view</span><span class="zh">视图</span>
-<button id="ax-view-grid" class="on"><span class="en">grids</span><span class="zh">方格图</span></button>
-<button id="ax-view-lines"><span class="en">lines</span><span class="zh">连线</span></button></span>
-<span id="ax-head-pick" hidden><span class="en">heads</span><span class="zh">头</span> <span id="ax-heads-on"></span></span>
 </div>
-<div class="ax-main">
-<div id="ax-heads" class="ax-heads"></div>
-<svg id="ax-lines" class="ax-lines" hidden></svg>
-<div><table class="ax-roles" id="ax-roles"></table><div id="ax-where" class="ax-where"></div></div>
 </div>
 <script id="data" type="application/json">)HTML" +
          data + R"HTML(</script>
@@ -350,11 +357,25 @@ const colours = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#db2777
 const colour = h => colours[h % colours.length];
 let layer = 0, view = 'grid';
 const headsOn = new Array(H).fill(true);
-// One cell size for every grid, so the heads line up: about 460 pixels per map, 9 to 18 per cell.
-const cell = Math.max(9, Math.min(18, Math.floor(460 / Math.max(T, S))));
-const labelFont = Math.max(8, Math.min(13, cell - 3));
-const labelSpace = Math.min(90, 12 + labelFont * Math.max(...data.labels.concat(data.key_labels).map(s => [...s].length)));
+// One cell size for every grid, so the heads line up: as many maps side by side as fit the width
+// with cells of at least 10 pixels (18 at most), else one map a row.
+const longest = Math.max(...data.labels.concat(data.key_labels).map(s => [...s].length));
+const labelSpace = Math.min(90, 14 + 10 * longest), gap = 26;
+let cell = 11, perRow = 1;
+function layout() {
+  const room = document.getElementById('ax-left').clientWidth || 900;
+  for (perRow = Math.min(H, 4); perRow >= 1; perRow--) {
+    cell = Math.floor(((room - (perRow - 1) * gap) / perRow - labelSpace) / Math.max(S, 1)) - 1;
+    if (cell >= 10 || perRow === 1) break;
+  }
+  cell = Math.max(8, Math.min(18, cell));
+}
 
+// White (0) to dark blue (1).
+function shade(w) {
+  const mix = (a, b) => Math.round(a + (b - a) * Math.max(0, Math.min(1, w)));
+  return 'rgb(' + mix(255, 8) + ', ' + mix(255, 48) + ', ' + mix(255, 107) + ')';
+}
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -374,8 +395,10 @@ function drawLayerButtons() {
 function drawGrids() {
   const heads = document.getElementById('ax-heads');
   heads.innerHTML = '';
-  const width = labelSpace + S * (cell + 1);
-  heads.style.gridTemplateColumns = 'repeat(' + Math.max(1, Math.min(H, Math.floor(1100 / (width + 30)))) + ', max-content)';
+  layout();
+  const labelFont = Math.max(8, Math.min(13, cell - 1));
+  heads.style.gridTemplateColumns = 'repeat(' + perRow + ', max-content)';
+  heads.style.columnGap = gap + 'px';
   for (let h = 0; h < H; h++) {
     const box = el('div', 'ax-head'), title = el('h3', '', (document.documentElement.lang === 'zh' ? '头 ' : 'head ') + h + ' ');
     const r = data.roles.find(x => x.layer === layer && x.head === h);
@@ -396,7 +419,7 @@ function drawGrids() {
         const w = data.weights[layer][h][q][k], c = document.createElement('div');
         c.className = 'cell'; c.dataset.layer = layer; c.dataset.head = h; c.dataset.q = q; c.dataset.k = k;
         c.dataset.w = w.toFixed(6); c.title = data.labels[q] + ' → ' + data.key_labels[k] + ': ' + w.toFixed(3);
-        c.style.background = 'rgba(8, 48, 107, ' + w + ')';
+        c.style.background = shade(w);
         grid.appendChild(c);
       }
     }
@@ -441,11 +464,12 @@ function drawLines() {
   data.key_labels.forEach((s, k) => label(s, xr + 2, 18 + k * row, 'start', 'k', k));
 }
 
+// A head's measures under its title: "prev 0.81 · first 0.05 · entropy 0.62".
 function roleSummary(r) {
   const parts = [];
-  for (const key of ['prev', 'first', 'same', 'induction'])
-    if (typeof r[key] === 'number' && r[key] >= 0.5) parts.push(key + ' ' + r[key].toFixed(2));
-  return parts.join(', ');
+  for (const key of ['prev', 'first', 'same', 'induction', 'entropy'])
+    if (typeof r[key] === 'number') parts.push(key + ' ' + r[key].toFixed(2));
+  return parts.join(' · ');
 }
 
 // The role table: every head of every layer; the chosen layer's rows marked, a click chooses a
