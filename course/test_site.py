@@ -368,6 +368,10 @@ def main():
                                ("zh/explorer-reverse.html", "explorer_reverse_zh")):
                 browser.load(file_base + page)
                 browser.screenshot(os.path.join(args.shots, "course_" + name + ".png"))
+            browser.load(file_base + "en/explorer.html")  # the lines view, layer 1
+            browser.evaluate("document.querySelectorAll('#ax-layers button')[1].click();"
+                             "document.getElementById('ax-view-lines').click()")
+            browser.screenshot(os.path.join(args.shots, "course_explorer_lines.png"))
             print("test_site.py: screenshots in " + args.shots)
     finally:
         browser.close()

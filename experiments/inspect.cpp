@@ -307,7 +307,7 @@ html:lang(zh) .ax .en, html:not(:lang(zh)) .ax .zh { display: none; }
 <div class="ax-bar">
 <span><span class="en">layer</span><span class="zh">层</span> <span id="ax-layers"></span></span>
 <span><span class="en">view</span><span class="zh">视图</span>
-<button id="ax-view-grid" class="on"><span class="en">grids</span><span class="zh">方格图</span></button>
+<button id="ax-view-grid" class="on"><span class="en">grids</span><span class="zh">热力图</span></button>
 <button id="ax-view-lines"><span class="en">lines</span><span class="zh">连线</span></button></span>
 <span id="ax-head-pick" hidden><span class="en">heads</span><span class="zh">头</span> <span id="ax-heads-on"></span></span>
 </div>
@@ -328,18 +328,20 @@ token; a dark first column, a head that rests on the first token; pale, spread-o
 that averages (high entropy).</span><span class="cross">Rows are the decoder's output tokens, columns
 the source tokens it reads through cross-attention; a model that learned to reverse its input
 looks along the anti-diagonal.</span></p>
-<p class="en">The table measures each head: <i>prev</i> is its mean weight on the previous token,
-<i>first</i> on the first token, <i>same</i> on earlier copies of the current token, <i>entropy</i> the
-spread of a row in nats (0: all on one token). <i>Lines</i> joins every token on the left to the
+<p class="en"><span class="self">The table measures each head: <i>prev</i> is its mean weight on the
+previous token, <i>first</i> on the first token, <i>same</i> on earlier copies of the current token,
+<i>entropy</i> the spread of a row in nats (0: all on one token).</span><span class="cross">The table
+gives each head's <i>entropy</i>, the spread of a row in nats (0: all on one token).</span> <i>Lines</i> joins every token on the left to the
 tokens it attends to on the right, bolder for more weight, one colour per head; hover a token to
 see only its lines. Hover a label in a grid to mark its row in every head.</p>
-<p class="zh"><b>怎么看。</b>每个方格图是所选层的一个注意力头。行是发出查看的词元（查询），列是被查看的词元（键）；
+<p class="zh"><b>怎么看。</b>每张热力图是所选层的一个头。行是发出查看的词元（查询），列是被查看的词元（键）；
 格子越深，权重越大，每一行加起来等于 1。<span class="self">GPT 只能看到它之前的词元，所以对角线以上是空的。
 紧贴对角线下方的一条斜线，是看前一个词元的头；第一列很深，是停在第一个词元上的头；整行都很淡、很分散，是在求平均的头（熵高）。</span><span class="cross">行是解码器输出的词元，列是它通过交叉注意力读取的源序列词元；学会了反转输入的模型沿着反对角线看。</span></p>
-<p class="zh">右边的表格给每个头量了几个数：<i>prev</i> 是它放在前一个词元上的平均权重，<i>first</i> 是放在第一个词元上的，
-<i>same</i> 是放在当前词元更早的相同副本上的，<i>entropy</i> 是一行权重的分散程度（单位奈特，0 表示全部落在一个词元上）。
+<p class="zh"><span class="self">表格给每个头量了几个数：<i>prev</i> 是它放在前一个词元上的平均权重，<i>first</i> 是放在第一个词元上的，
+<i>same</i> 是放在当前词元更早的相同副本上的，<i>entropy</i> 是一行权重的分散程度（单位奈特，0 表示全部落在一个词元上）。</span><span class="cross">表格给出每个头的
+<i>entropy</i>：一行权重的分散程度（单位奈特，0 表示全部落在一个词元上）。</span>
 <i>连线</i>视图把左边每个词元和它关注的右边词元连起来，权重越大线越粗，每个头一种颜色；把鼠标停在一个词元上，只看它的连线。
-把鼠标停在方格图的标签上，会在每个头里标出这一行。</p>
+把鼠标停在热力图的标签上，会在每个头里标出这一行。</p>
 </div>
 </div>
 </div>
@@ -355,12 +357,14 @@ const T = data.labels.length, S = data.key_labels.length, L = data.weights.lengt
 document.querySelectorAll('.ax-help .' + (data.cross ? 'self' : 'cross')).forEach(e => e.remove());
 const colours = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#db2777', '#0891b2', '#65a30d'];
 const colour = h => colours[h % colours.length];
-let layer = 0, view = 'grid';
+// Cross-attention's alignment forms in the later layers: its last layer is shown first.
+let layer = data.cross ? L - 1 : 0, view = 'grid';
 const headsOn = new Array(H).fill(true);
 // One cell size for every grid, so the heads line up: as many maps side by side as fit the width
-// with cells of at least 10 pixels (18 at most), else one map a row.
-const longest = Math.max(...data.labels.concat(data.key_labels).map(s => [...s].length));
-const labelSpace = Math.min(90, 14 + 10 * longest), gap = 26;
+// with cells of at least 10 pixels (26 at most), else one map a row.
+const longest = labels => Math.max(...labels.map(s => [...s].length));
+const labelSpace = Math.min(90, 14 + 10 * longest(data.labels)), topSpace = Math.min(90, 14 + 10 * longest(data.key_labels));
+const gap = 26;
 let cell = 11, perRow = 1;
 function layout() {
   const room = document.getElementById('ax-left').clientWidth || 900;
@@ -368,7 +372,7 @@ function layout() {
     cell = Math.floor(((room - (perRow - 1) * gap) / perRow - labelSpace) / Math.max(S, 1)) - 1;
     if (cell >= 10 || perRow === 1) break;
   }
-  cell = Math.max(8, Math.min(18, cell));
+  cell = Math.max(8, Math.min(26, cell));
 }
 
 // White (0) to dark blue (1).
@@ -406,7 +410,7 @@ function drawGrids() {
     box.appendChild(title);
     const grid = el('div', 'grid');
     grid.style.gridTemplateColumns = labelSpace + 'px repeat(' + S + ', ' + cell + 'px)';
-    grid.style.gridTemplateRows = labelSpace + 'px repeat(' + T + ', ' + cell + 'px)';
+    grid.style.gridTemplateRows = topSpace + 'px repeat(' + T + ', ' + cell + 'px)';
     grid.style.fontSize = labelFont + 'px';
     grid.appendChild(el('div', 'lab'));
     data.key_labels.forEach((s, k) => { const d = el('div', 'lab k', s); d.dataset.k = k; grid.appendChild(d); });
