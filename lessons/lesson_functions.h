@@ -70,6 +70,7 @@ struct AttentionResult {
   std::vector<double> fused_output;            // sf::attention's output for the same q, k, v (3, 4)
   std::vector<double> hand_output;             // softmax(QK^T/2 + mask) V written with ops (3, 4)
   std::vector<double> all_masked_row;          // softmax of a row that is entirely -inf
+  std::vector<double> sentence_weights;        // (5, 5): 我 喜欢 吃 红 苹果 with learned projections, causal
 };
 AttentionResult run_lesson_attention(std::ostream& out);
 
@@ -120,6 +121,8 @@ struct DecoderResult {
   double cache_vs_full;               // max |cached logits - recomputed logits|
   int64_t tiny_without, tiny_with;    // multiply-adds for 4 tokens of this model
   int64_t base_without, base_with;    // ... and 50 tokens of the base Transformer
+  double pad_weight_encoder = -1;     // the largest weight on a <pad> source key: encoder self-attention
+  double pad_weight_cross = -1;       // ... and the decoder's cross-attention (both must be 0)
 };
 DecoderResult run_lesson_decoder(std::ostream& out);
 

@@ -92,6 +92,9 @@ TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multip
   REQUIRE(r.cross_weights.size() == 12);
   for (double w : r.cross_weights) CHECK(w > 0);  // no mask: every source token visible
   CHECK(r.cache_vs_full < 1e-5);
+  // The padded source: no query of either attention looks at <pad>.
+  CHECK(r.pad_weight_encoder == 0.0);
+  CHECK(r.pad_weight_cross == 0.0);
   // Counts for 4 tokens of L=2, C=16, F=32, V=8, S=3, written out per step from the formula
   // in the lesson's text: per layer n*4C^2 + 2n(past+n)C + n*2C^2 + [S*2C^2] + 2nSC + n*2CF, + nCV.
   auto step = [](int64_t n, int64_t past, bool kv) {
