@@ -4,7 +4,11 @@
 #include <cmath>
 #include <sstream>
 
+#include "lessons/diagrams.h"
+#include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
+#include "lessons/pictures.h"
+#include "nn/module.h"
 
 using namespace sf::lessons;
 
@@ -125,4 +129,45 @@ TEST_CASE(
   CHECK(r.post_param_grad.back() > 2 * r.pre_param_grad.back());
   for (double g : r.pre_hidden_grad) CHECK(g > 0);
   for (double g : r.post_hidden_grad) CHECK(g > 0);
+}
+
+// The idea pictures' DOT carries the numbers of the objects it is given, not typed-in ones.
+static int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("idea pictures: the GPT stack's counts are a built model's, a mask cell is dark where the weight is 0") {
+  sf::GPTConfig small;
+  small.vocab_size = 11, small.block_size = 8, small.n_layer = 3, small.n_head = 2, small.n_embd = 16;
+  small.bias = false;
+  const std::string dot = gpt_stack_dot({{"small", small}});
+  sf::GPT model(small);
+  CHECK(occurrences(dot, "small: " + sf::format_count(model.num_parameters()) + " parameters") == 1);
+  const int64_t block = model.h[0].num_parameters();
+  CHECK(occurrences(dot, sf::format_count(block) + " parameters each, " + sf::format_count(3 * block) + " in all") ==
+        1);
+  CHECK(occurrences(dot, "token embedding wte (11, 16)\n" + sf::format_count(11 * 16) + " parameters") == 1);
+  CHECK(occurrences(dot, "tied: it is wte") == 1);
+
+  Seq2SeqPicture p;
+  p.source = {"a", "<pad>"};
+  p.target = {"x", "y"};
+  p.self_weights = {1, 0, 0.5, 0.5};
+  p.cross_weights = {0.7, 0, 1, 0};
+  const std::string wiring = seq2seq_dot(p);
+  CHECK(occurrences(wiring, ">masked<") == 3);  // one above the causal diagonal, two in the <pad> column
+  CHECK(occurrences(wiring, "<td border=\"0\">&lt;pad&gt;</td>") == 1);  // escaped in the mask's HTML-like label
+}
+
+TEST_CASE("idea pictures: without an image folder nothing is described or drawn, and the line is printed") {
+  std::ostringstream out;
+  bool described = false;
+  draw_graphviz(out, "nothing.png", [&] {
+    described = true;
+    return std::string("digraph G {}");
+  });
+  CHECK_FALSE(described);
+  CHECK(out.str() == "picture: images/nothing.png\n");
 }
