@@ -11,9 +11,9 @@
 #include "autograd/ops.h"
 #include "autograd/xtensor.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/diagrams.h"
-#include "lessons/pictures.h"
+#include "lessons/attention.h"
+#include "lessons/common/diagrams.h"
+#include "lessons/common/pictures.h"
 #include "nn/layers.h"
 #include "nn/module.h"
 
@@ -213,6 +213,12 @@ AttentionResult run_lesson_attention(std::ostream& out) {
     });
   }
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_attention() {
+  return {"attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
+          "手算注意力：我 / 喜欢 / 苹果，再加因果掩码和填充掩码", printing(run_lesson_attention)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 10: the decoder block. Causal self-attention over the target so far, cross-attention
+// Lesson 12: the decoder block. Causal self-attention over the target so far, cross-attention
 // to the encoder's memory, and the KV cache that makes generation cheap.
 // Text: decoder.md.
 #include <algorithm>
@@ -7,9 +7,9 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/diagrams.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/common/diagrams.h"
+#include "lessons/common/pictures.h"
+#include "lessons/decoder.h"
 #include "nn/transformer.h"
 
 namespace sf::lessons {
@@ -210,6 +210,12 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
   layer0.attn.keep_attention(false);
   layer0.cross_attn.keep_attention(false);
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_decoder() {
+  return {"decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
+          "解码器块：因果自注意力、交叉注意力、KV 缓存", printing(run_lesson_decoder)};
 }
 
 }  // namespace sf::lessons

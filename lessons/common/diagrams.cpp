@@ -1,7 +1,7 @@
 // diagrams.cpp: the idea pictures of diagrams.h as Graphviz DOT. Matrices are HTML-like tables
 // (one cell per entry, shaded by value); everything else is boxes and arrows. One font for all
 // labels: DejaVu Sans, with fontconfig's CJK fallback (fonts-wqy-zenhei) for Chinese tokens.
-#include "lessons/diagrams.h"
+#include "lessons/common/diagrams.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,7 @@
 #include "experiments/config.h"
 #include "experiments/models.h"
 #include "lessons/lesson.h"
-#include "lessons/pictures.h"
+#include "lessons/common/pictures.h"
 #include "nn/module.h"
 
 namespace sf::lessons {
