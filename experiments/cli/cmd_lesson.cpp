@@ -1,9 +1,10 @@
 // cmd_lesson.cpp: `scratchformer lesson` lists the lessons; `scratchformer lesson NAME` (or its
 // number) runs one and prints it. `--lang zh` (or SF_LANG=zh) prints the headings and
 // explanations in Chinese, with the same numbers; error messages stay in English. The lessons
-// and their texts live in lessons/ (Chinese texts in lessons/zh/). A lesson's pictures (PNG, drawn
-// with gnuplot) go into ./images/, where the lines "picture: images/FILE" it prints point;
-// `--images DIR` picks another folder and `--no-images` draws none. `--json` prints the list as
+// and their texts live in lessons/ (Chinese texts in lessons/zh/). A lesson draws its pictures
+// (PNG, with gnuplot) only when asked: `--images DIR` draws them into DIR (`--images images`
+// puts them where the lines "picture: images/FILE" it prints point); by default, and with
+// `--no-images`, it draws none and writes no file. `--json` prints the list as
 // JSON, with each lesson's exercises: what the course site (scripts/course.py) is built from, so
 // the site follows the registry's order.
 #include <iostream>
@@ -47,16 +48,17 @@ void add_lesson_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("lesson", "list the lessons, or run one: lesson NAME | lesson NUMBER");
   auto name = std::make_shared<std::string>();
   auto lang = std::make_shared<std::string>();
-  auto images = std::make_shared<std::string>("images");
+  auto images = std::make_shared<std::string>();
   auto no_images = std::make_shared<bool>(false);
   auto as_json = std::make_shared<bool>(false);
   cmd->add_option("name", *name, "the lesson to run (its name or number); omit to list them");
   cmd->add_option("--lang", *lang,
                   "the language of the headings and explanations: en or zh "
                   "(default: the SF_LANG environment variable, else en)");
-  cmd->add_option("--images", *images, "the folder the lesson draws its pictures into (created when needed)")
-      ->capture_default_str();
-  cmd->add_flag("--no-images", *no_images, "draw no pictures (the lesson prints the same)");
+  cmd->add_option("--images", *images,
+                  "draw the lesson's pictures into this folder (created when needed); "
+                  "without it the lesson draws none and prints the same");
+  cmd->add_flag("--no-images", *no_images, "draw no pictures (the default; overrides --images)");
   cmd->add_flag("--json", *as_json, "print the list of lessons and their exercises as JSON");
   cmd->callback([name, lang, images, no_images, as_json] {
     if (*as_json) {
@@ -73,7 +75,7 @@ void add_lesson_command(CLI::App& app) {
     }
     const lessons::Lesson* lesson = lessons::find_lesson(*name);
     if (!lesson) throw ConfigError("lesson: no lesson named '" + *name + "' (run `scratchformer lesson` for the list)");
-    if (!*no_images) lessons::set_image_dir(std::cout, *images);
+    if (!*no_images && !images->empty()) lessons::set_image_dir(std::cout, *images);
     lesson->run(std::cout);
   });
 }

@@ -233,29 +233,36 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   CHECK(code == 2);
 }
 
-TEST_CASE("scratchformer lesson draws its pictures where its picture lines point, or nowhere with --no-images") {
+TEST_CASE("scratchformer lesson writes no file unless asked; --images DIR draws where its lines point") {
   std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   if (!fs::exists(exe)) {
     MESSAGE("skipped: " << exe << " is not built");
     return;
   }
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: gnuplot is not installed (scripts/setup.sh installs it)");
-    return;
-  }
+  // Run from an empty folder, printing outside it: the folder stays empty.
   fs::path dir = fs::temp_directory_path() / "sf_test_lesson_images";
+  fs::path outside = fs::temp_directory_path() / "sf_test_lesson_images_out";
   fs::remove_all(dir);
+  fs::remove_all(outside);
   fs::create_directories(dir);
-  std::string run = "cd '" + dir.string() + "' && '" + exe + "' lesson positions";
-  REQUIRE(std::system((run + " --no-images >out1.txt").c_str()) == 0);
-  CHECK_FALSE(fs::exists(dir / "images"));
-  REQUIRE(std::system((run + " >out2.txt").c_str()) == 0);
-  std::string printed = slurp(dir / "out2.txt");
-  CHECK(printed == slurp(dir / "out1.txt"));  // the lesson prints the same either way
-  std::smatch m;
-  REQUIRE(std::regex_search(printed, m, std::regex("picture: (images/[^\\n]+\\.png)")));
-  std::string png = slurp(dir / m[1].str());
-  REQUIRE(png.size() > 8);
-  CHECK(png.substr(1, 3) == "PNG");
+  fs::create_directories(outside);
+  std::string cd = "cd '" + dir.string() + "' && '" + exe + "' lesson ";
+  REQUIRE(std::system((cd + "autograd >'" + (outside / "autograd.txt").string() + "'").c_str()) == 0);
+  CHECK(fs::is_empty(dir));
+  REQUIRE(std::system((cd + "positions >'" + (outside / "out1.txt").string() + "'").c_str()) == 0);
+  CHECK(fs::is_empty(dir));
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped the pictures: gnuplot is not installed (scripts/setup.sh installs it)");
+  } else {
+    REQUIRE(std::system((cd + "positions --images images >'" + (outside / "out2.txt").string() + "'").c_str()) == 0);
+    std::string printed = slurp(outside / "out2.txt");
+    CHECK(printed == slurp(outside / "out1.txt"));  // the lesson prints the same either way
+    std::smatch m;
+    REQUIRE(std::regex_search(printed, m, std::regex("picture: (images/[^\\n]+\\.png)")));
+    std::string png = slurp(dir / m[1].str());
+    REQUIRE(png.size() > 8);
+    CHECK(png.substr(1, 3) == "PNG");
+  }
   fs::remove_all(dir);
+  fs::remove_all(outside);
 }
