@@ -97,7 +97,7 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
       << "   dL/dc = " << fmt(fd_c, 6) << "\n";
   double err = max_abs_diff(r.by_engine, r.by_finite_difference);
   out << tr(out, "  largest |engine - numeric| = ", "  |引擎 - 数值| 的最大值 = ")
-      << (err < 1e-8 ? tr(out, "below 1e-8", "小于 1e-8") : fmt(err, 10))
+      << fmt_sci(err, 1)
       << tr(out,
             "\n  (the error of a central difference is about h^2 = 1e-12 times the third derivative,\n"
             "   plus rounding of about 1e-16 / h = 1e-10)\n",
