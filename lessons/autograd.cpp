@@ -96,8 +96,7 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
   out << tr(out, "  numeric dL/da = ", "  数值梯度 dL/da = ") << fmt(fd_a, 6) << "   dL/db = " << fmt(fd_b, 6)
       << "   dL/dc = " << fmt(fd_c, 6) << "\n";
   double err = max_abs_diff(r.by_engine, r.by_finite_difference);
-  out << tr(out, "  largest |engine - numeric| = ", "  |引擎 - 数值| 的最大值 = ")
-      << fmt_sci(err, 1)
+  out << tr(out, "  largest |engine - numeric| = ", "  |引擎 - 数值| 的最大值 = ") << fmt_sci(err, 1)
       << tr(out,
             "\n  (the error of a central difference is about h^2 = 1e-12 times the third derivative,\n"
             "   plus rounding of about 1e-16 / h = 1e-10)\n",
