@@ -257,7 +257,7 @@ class Checker:
 
 
 def build(args):
-    cmd = [sys.executable, os.path.join(HERE, "build_site.py"), "--binary", args.binary, "--out", args.site]
+    cmd = [sys.executable, os.path.join(HERE, "build_site.py"), "--binary", args.binary, "--out", args.site, "--strict"]
     start = time.time()
     r = subprocess.run(cmd)
     if r.returncode != 0:
