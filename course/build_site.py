@@ -265,7 +265,8 @@ class Site:
                 if m:
                     current = [m.group(2)]
                     hints.append((m.group(1), current))
-                elif current is not None and line.startswith("  ") and line.strip():
+                elif (current is not None and line.startswith("  ") and line.strip()
+                      and not re.match(r"^\s*[A-Za-z][\w ]*:\s", line)):  # not the next "field:"
                     current.append(line.strip())
                 elif re.match(r"^\s*Check it:", line):
                     current = None
@@ -348,8 +349,9 @@ class Site:
                 title = l["title_zh"] if lang == "zh" else l["title"]
                 extra = ""
                 if l["exercises"]:
+                    label = w["exercise"] + ("s" if lang == "en" and len(l["exercises"]) > 1 else "")
                     extra = ' <span class="badge">%s %s</span>' % (
-                        w["exercise"], ", ".join(str(e["number"]) for e in l["exercises"]))
+                        label, ", ".join(str(e["number"]) for e in l["exercises"]))
                 rows.append('<li value="%d"><a href="%s">%s</a>%s</li>' % (
                     l["number"], rel(self.lesson_page(lang, l), page), html.escape(title), extra))
             rows.append("</ol>")
