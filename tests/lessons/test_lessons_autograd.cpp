@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "autograd/tensor.h"
 #include "lessons/attention.h"
 #include "lessons/autograd.h"
 #include "lessons/broadcasting.h"
@@ -59,6 +60,25 @@ TEST_CASE("lesson 4: lookup equals one-hot matmul, gradient is a scatter-add") {
   check_close(r.grad_row_unused, {0, 0, 0, 0}, 0);
   CHECK(r.lookup_reads == 1024 * 768);
   CHECK(r.onehot_mults == int64_t{1024} * 50257 * 768);
+}
+
+// Lesson 5's step 2: q.k has variance d_k when the entries are independent with mean 0 and
+// variance 1; with mean 1 (still variance 1) each term q_i k_i has variance 3, and the sum 3 d_k.
+TEST_CASE("lesson 5: the dot product's variance is d_k for independent zero-mean unit-variance entries") {
+  const int d_k = 64, pairs = 20000;
+  auto dot_variance = [&](double mean) {
+    sf::Generator gen(5);
+    double sum = 0, sum_sq = 0;
+    for (int n = 0; n < pairs; ++n) {
+      double dot = 0;
+      for (int i = 0; i < d_k; ++i) dot += (mean + gen.normal()) * (mean + gen.normal());
+      sum += dot;
+      sum_sq += dot * dot;
+    }
+    return sum_sq / pairs - (sum / pairs) * (sum / pairs);
+  };
+  CHECK(dot_variance(0.0) == doctest::Approx(d_k).epsilon(0.05));
+  CHECK(dot_variance(1.0) == doctest::Approx(3.0 * d_k).epsilon(0.05));
 }
 
 TEST_CASE("lesson 5: the worked example 我 / 喜欢 / 苹果") {
