@@ -297,6 +297,7 @@ std::string attention_html(const AttentionMaps& m, const std::string& title) {
 <style>
 .ax { font-family: system-ui, "Noto Sans CJK SC", "WenQuanYi Zen Hei", sans-serif; }
 html:lang(zh) .ax .en, html:not(:lang(zh)) .ax .zh { display: none; }
+.ax [hidden] { display: none !important; }
 .ax-help { background: #f8fafc; border: 1px solid #e2e8f0; border-radius: 6px; padding: .3em .9em; line-height: 1.45; font-size: .9em; margin-top: 1em; }
 .ax-help p { margin: .4em 0; }
 .ax-bar { display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; margin: 1em 0; }
@@ -554,9 +555,9 @@ function draw() {
   drawLayerButtons();
   document.getElementById('ax-view-grid').classList.toggle('on', view === 'grid');
   document.getElementById('ax-view-lines').classList.toggle('on', view === 'lines');
-  document.getElementById('ax-heads').hidden = view !== 'grid';
-  document.getElementById('ax-lines').hidden = view !== 'lines';
-  document.getElementById('ax-head-pick').hidden = view !== 'lines';
+  document.getElementById('ax-heads').toggleAttribute('hidden', view !== 'grid');
+  document.getElementById('ax-lines').toggleAttribute('hidden', view !== 'lines');  // an SVG element has no .hidden
+  document.getElementById('ax-head-pick').toggleAttribute('hidden', view !== 'lines');
   if (view === 'grid') drawGrids(); else { drawHeadPicker(); drawLines(); }
   drawRoles();
 }
