@@ -16,17 +16,17 @@
 #include <optional>
 #include <sstream>
 
-#include "experiments/progress.h"
-#include "nn/sampling.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"
 #include "lessons/pictures.h"
 #include "lessons/stage_model.h"
 #include "nn/gpt.h"
 #include "nn/init.h"
+#include "nn/sampling.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/schedule.h"
+#include "train/progress.h"
 
 namespace sf::lessons {
 

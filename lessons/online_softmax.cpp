@@ -8,8 +8,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "lessons/cost_common.h"
 #include "lessons/lesson.h"
 #include "lessons/lesson_functions.h"

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "experiments/inspect.h"
+#include "train/inspect.h"
 
 namespace sf::lessons {
 
 // A gnuplot script body (data blocks, labels, plot command) drawn to images/FILE.
 void draw_gnuplot(std::ostream& out, const std::string& file, const std::string& body, int width = 900,
                   int height = 520);
-// One layer of attention maps, heads side by side (experiments/inspect.h's heat map).
+// One layer of attention maps, heads side by side (train/inspect.h's heat map).
 void draw_attention(std::ostream& out, const std::string& file, const AttentionMaps& maps, int64_t layer,
                     const std::string& title);
 // Maps of one layer from weights (H, T, S) in row-major order, with the queries' and keys' labels.

@@ -1,0 +1,46 @@
+// cmd_lesson.cpp: `scratchformer lesson` lists the lessons; `scratchformer lesson NAME` (or its
+// number) runs one and prints it. `--lang zh` (or SF_LANG=zh) prints the headings and
+// explanations in Chinese, with the same numbers; error messages stay in English. The lessons
+// and their texts live in lessons/ (Chinese texts in lessons/zh/). A lesson's pictures (PNG, drawn
+// with gnuplot) go into ./images/, where the lines "picture: images/FILE" it prints point;
+// `--images DIR` picks another folder and `--no-images` draws none.
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "autograd/errors.h"
+#include "lessons/lesson.h"
+
+namespace sf {
+
+void add_lesson_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("lesson", "list the lessons, or run one: lesson NAME | lesson NUMBER");
+  auto name = std::make_shared<std::string>();
+  auto lang = std::make_shared<std::string>();
+  auto images = std::make_shared<std::string>("images");
+  auto no_images = std::make_shared<bool>(false);
+  cmd->add_option("name", *name, "the lesson to run (its name or number); omit to list them");
+  cmd->add_option("--lang", *lang,
+                  "the language of the headings and explanations: en or zh "
+                  "(default: the SF_LANG environment variable, else en)");
+  cmd->add_option("--images", *images, "the folder the lesson draws its pictures into (created when needed)")
+      ->capture_default_str();
+  cmd->add_flag("--no-images", *no_images, "draw no pictures (the lesson prints the same)");
+  cmd->callback([name, lang, images, no_images] {
+    lessons::Lang language =
+        lang->empty() ? lessons::language_from_environment() : lessons::parse_language(*lang, "lesson --lang");
+    lessons::set_language(std::cout, language);
+    if (name->empty()) {
+      lessons::print_lesson_list(std::cout);
+      return;
+    }
+    const lessons::Lesson* lesson = lessons::find_lesson(*name);
+    if (!lesson) throw ConfigError("lesson: no lesson named '" + *name + "' (run `scratchformer lesson` for the list)");
+    if (!*no_images) lessons::set_image_dir(std::cout, *images);
+    lesson->run(std::cout);
+  });
+}
+
+}  // namespace sf
