@@ -35,9 +35,9 @@ static void check_built_after_edits(const std::string& which) {
 }
 
 // "lesson 5 attention": the exercise's lesson by number and name, from the course's list.
-static std::string lesson_label(int number) {
-  const lessons::Lesson* l = lessons::find_lesson(std::to_string(number));
-  return "lesson " + std::to_string(number) + (l ? " " + l->name : "");
+static std::string lesson_label(const std::string& name) {
+  const lessons::Lesson* l = lessons::find_lesson(name);
+  return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
 }
 
 void add_exercise_command(CLI::App& app) {

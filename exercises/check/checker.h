@@ -44,10 +44,10 @@ class Report {
 };
 
 struct Exercise {
-  int number;         // 1, 2, ...: the course order
-  std::string title;  // "softmax forward"
-  int lesson;         // the lesson it belongs to
-  std::string file;   // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
+  int number;          // 1, 2, ...: the course order
+  std::string title;   // "softmax forward"
+  std::string lesson;  // the name of the lesson that teaches it ("attention")
+  std::string file;    // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
   std::function<void(Report&)> run;
 };
 
@@ -58,9 +58,9 @@ const Exercise& find_exercise(const std::string& number);
 // Runs one exercise's checks; the learner's code cannot make it throw.
 Report run_exercise(const Exercise& e);
 
-// How the printouts name an exercise's lesson, from its number ("lesson 5 attention"). The course's
-// list of lessons sits above the exercises, so the program that prints passes it in.
-using LessonLabel = std::function<std::string(int lesson)>;
+// How the printouts name an exercise's lesson, from the lesson's name ("lesson 5 attention"). The
+// course's list of lessons sits above the exercises, so the program that prints passes it in.
+using LessonLabel = std::function<std::string(const std::string& lesson)>;
 
 // `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
 int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label);
