@@ -20,19 +20,28 @@
 namespace sf {
 
 // The registry as JSON: {"lessons": [{"number", "name", "file", "title", "title_zh", "slow",
-// "exercises": [{"number", "title", "file"}]}]}, in reading order.
+// "part": {"number", "title", "title_zh", "about", "about_zh"}, "exercises": [{"number", "title",
+// "file"}]}]}, in reading order.
 static std::string lessons_json() {
+  const std::vector<lessons::Part>& parts = lessons::course_parts();
   nlohmann::json list = nlohmann::json::array();
   for (const lessons::Lesson& l : lessons::all_lessons()) {
     nlohmann::json exercises = nlohmann::json::array();
     for (const exercise::Exercise& e : exercise::all_exercises())
       if (e.lesson == l.name) exercises.push_back({{"number", e.number}, {"title", e.title}, {"file", e.file}});
+    const lessons::Part& part = parts.at(static_cast<size_t>(l.part));
     list.push_back({{"number", l.number},
                     {"name", l.name},
                     {"file", l.file},
                     {"title", l.title},
                     {"title_zh", l.title_zh},
                     {"slow", l.slow},
+                    {"part",
+                     {{"number", l.part + 1},
+                      {"title", part.title},
+                      {"title_zh", part.title_zh},
+                      {"about", part.about},
+                      {"about_zh", part.about_zh}}},
                     {"exercises", exercises}});
   }
   return nlohmann::json{{"lessons", list}}.dump(1);

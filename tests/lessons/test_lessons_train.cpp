@@ -1,6 +1,6 @@
 // Lessons 14 and 18 train models: their full runs take minutes, so here they run on reduced
 // budgets and the tests assert only what holds robustly there. Their texts' output blocks are
-// checked against the full runs by `lesson_docs --check` (see lessons/README.md).
+// checked against the full runs by `lesson_docs --check` (see docs/lesson-texts.md).
 #include <doctest/doctest.h>
 
 #include <cmath>
