@@ -7,8 +7,8 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "autograd/xtensor.h"
 #include "lessons/lesson.h"
 #include "lessons/attention.h"

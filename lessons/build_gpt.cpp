@@ -16,7 +16,6 @@
 #include <optional>
 #include <sstream>
 
-#include "experiments/progress.h"
 #include "nn/sampling.h"
 #include "lessons/lesson.h"
 #include "lessons/build_gpt.h"
@@ -28,6 +27,7 @@
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/schedule.h"
+#include "train/progress.h"
 
 namespace sf::lessons {
 

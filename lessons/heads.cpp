@@ -1,6 +1,6 @@
 // Lesson 19: how many heads. The same width (C = 128) split into 1, 2, 4 and 8 heads of size
 // 128, 64, 32 and 16: the same parameters, the same budget. The lesson prints each model's val
-// loss and what its heads attend to, measured with experiments/inspect.h over val windows: the
+// loss and what its heads attend to, measured with train/inspect.h over val windows: the
 // share on the previous token, on the first token, on earlier copies of the current token, and
 // the entropy of each head's rows. Text: heads.md.
 //

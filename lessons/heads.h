@@ -8,7 +8,7 @@
 
 #include "lessons/common/cost_common.h"
 
-#include "experiments/inspect.h"
+#include "train/inspect.h"
 
 namespace sf::lessons {
 

@@ -1,7 +1,7 @@
 // Lesson 18: looking inside a trained transformer. The lesson trains the default experiment
 // (configs/default.json: a character-level GPT on Tiny Shakespeare) and the reverse task
 // (configs/reverse.json: an encoder-decoder), exactly as `scratchformer train` would, then looks
-// at them with the inspect tools (experiments/inspect.h): every head's role measured on held-out
+// at them with the inspect tools (train/inspect.h): every head's role measured on held-out
 // text, heat maps of one prompt, and the decoder's cross-attention. Text: inside.md.
 #include <unistd.h>
 
@@ -15,14 +15,14 @@
 #include "data/file_io.h"
 #include "data/tiny_shakespeare.h"
 #include "data/tokenizer.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "experiments/inspect.h"
-#include "experiments/task.h"
-#include "experiments/train.h"
 #include "lessons/lesson.h"
 #include "lessons/inside.h"
 #include "lessons/common/pictures.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/inspect.h"
+#include "train/task.h"
+#include "train/train.h"
 
 namespace fs = std::filesystem;
 

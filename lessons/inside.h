@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "experiments/inspect.h"
+#include "train/inspect.h"
 
 namespace sf::lessons {
 
 // Looking inside a trained transformer: the default GPT's heads and the reverse model's
-// cross-attention, measured with experiments/inspect.h.
+// cross-attention, measured with train/inspect.h.
 struct InsideOptions {
   int64_t gpt_steps = 1500;     // configs/default.json's own budget
   int64_t reverse_steps = 600;  // of configs/reverse.json's 1500, to keep the lesson to minutes

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "lessons/lesson.h"
 #include "lessons/common/diagrams.h"
 #include "lessons/common/pictures.h"

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
 

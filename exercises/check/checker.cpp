@@ -7,7 +7,6 @@
 
 #include "autograd/errors.h"
 #include "exercises/exercise.h"
-#include "lessons/lesson.h"
 
 namespace sf::exercise {
 
@@ -96,12 +95,7 @@ Report run_exercise(const Exercise& e) {
   return r;
 }
 
-static std::string lesson_label(const std::string& name) {
-  const lessons::Lesson* l = lessons::find_lesson(name);
-  return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
-}
-
-static void print_one(const Exercise& e, const Report& r, std::ostream& out) {
+static void print_one(const Exercise& e, const Report& r, std::ostream& out, const LessonLabel& lesson_label) {
   out << "exercise " << e.number << ": " << e.title << " (" << lesson_label(e.lesson) << "; edit exercises/" << e.file
       << ".cpp)\n";
   for (const std::string& line : r.lines()) out << "  " << line << "\n";
@@ -112,17 +106,17 @@ static void print_one(const Exercise& e, const Report& r, std::ostream& out) {
   }
 }
 
-int print_check(const std::string& which, std::ostream& out) {
+int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label) {
   if (which != "all") {
     const Exercise& e = find_exercise(which);
     Report r = run_exercise(e);
-    print_one(e, r, out);
+    print_one(e, r, out, lesson_label);
     return r.outcome() == Outcome::passed ? 0 : 1;
   }
   int counts[3] = {0, 0, 0};
   for (const Exercise& e : all_exercises()) {
     Report r = run_exercise(e);
-    print_one(e, r, out);
+    print_one(e, r, out, lesson_label);
     out << "\n";
     ++counts[static_cast<int>(r.outcome())];
   }
@@ -131,7 +125,7 @@ int print_check(const std::string& which, std::ostream& out) {
   return counts[0] == static_cast<int>(all_exercises().size()) ? 0 : 1;
 }
 
-void print_list(std::ostream& out) {
+void print_list(std::ostream& out, const LessonLabel& lesson_label) {
   char line[256];
   std::snprintf(line, sizeof line, "%3s  %-44s %-26s %s\n", "#", "exercise", "lesson", "your copy");
   out << line;

@@ -58,10 +58,14 @@ const Exercise& find_exercise(const std::string& number);
 // Runs one exercise's checks; the learner's code cannot make it throw.
 Report run_exercise(const Exercise& e);
 
+// How the printouts name an exercise's lesson, from the lesson's name ("lesson 5 attention"). The
+// course's list of lessons sits above the exercises, so the program that prints passes it in.
+using LessonLabel = std::function<std::string(const std::string& lesson)>;
+
 // `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
-int print_check(const std::string& which, std::ostream& out);
+int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label);
 // `exercise list`: each exercise, its lesson, and whether the learner's copy passes.
-void print_list(std::ostream& out);
+void print_list(std::ostream& out, const LessonLabel& lesson_label);
 
 // ---- helpers for the checks (check_util.cpp) ----
 

@@ -9,8 +9,8 @@
 #include <map>
 #include <sstream>
 
-#include "experiments/config.h"
-#include "experiments/models.h"
+#include "train/config.h"
+#include "train/models.h"
 #include "lessons/lesson.h"
 #include "lessons/common/pictures.h"
 #include "nn/module.h"

@@ -7,8 +7,8 @@
 #include <iostream>
 #include <system_error>
 
-#include "experiments/metrics.h"
 #include "lessons/lesson.h"
+#include "train/metrics.h"
 
 namespace sf::lessons {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/inspect.h"
+#include "train/inspect.h"
 
 namespace sf::lessons {
 
@@ -20,7 +20,7 @@ void draw_gnuplot(std::ostream& out, const std::string& file, const std::string&
 // the stream has an image folder, so a picture that is costly to describe (one that builds a
 // GPT-2-sized model to count its parameters) costs nothing when nothing is drawn.
 void draw_graphviz(std::ostream& out, const std::string& file, const std::function<std::string()>& dot_source);
-// One layer of attention maps, heads side by side (experiments/inspect.h's heat map).
+// One layer of attention maps, heads side by side (train/inspect.h's heat map).
 void draw_attention(std::ostream& out, const std::string& file, const AttentionMaps& maps, int64_t layer,
                     const std::string& title);
 // Maps of one layer from weights (H, T, S) in row-major order, with the queries' and keys' labels.
