@@ -158,16 +158,18 @@ struct MixedPrecisionResult {
 };
 MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out);
 
-// 14. Let's build a GPT, stage by stage: six models on real text, the same step budget each.
+// 14. Let's build a GPT, stage by stage: seven models on real text, the same step budget each,
+// every one trained from each seed; then one block against N blocks on a larger budget.
 struct BuildGptOptions {
   std::string corpus = "shakespeare";  // or "tang" (SF_LESSON_CORPUS=tang when run by name)
   int64_t steps = 1500;                // per stage
   int64_t batch_size = 16, block_size = 32;
   int64_t n_embd = 64, n_head = 4, n_layer = 4;
   double lr = 6e-3;
+  int64_t depth_factor = 4;                    // the depth runs train depth_factor x steps (0: none)
+  std::vector<uint64_t> seeds = {1337, 1338};  // each: initial weights and batches; samples: the first
   int64_t sample_chars = 200;
   int64_t val_batches = 0;  // batches of 64 val windows scored; 0: the whole val split
-  uint64_t seed = 1337;     // batches and samples
 };
 struct BuildGptResult {
   std::string corpus;  // its one-line description
@@ -175,30 +177,66 @@ struct BuildGptResult {
   std::vector<int64_t> params;            // per stage, counted by the modules
   std::vector<int64_t> formula;           // per stage, by the formula printed beside it
   std::vector<std::string> formula_text;  // the formula with the sizes put in
-  std::vector<double> val_loss;           // per stage, over the whole val split
-  std::vector<std::string> samples;
-  int64_t gpt_params = 0;  // sf::GPT with the last stage's sizes
+  std::vector<double> val_loss;           // per stage, over the whole val split, mean over the seeds
+  std::vector<std::vector<double>> val_loss_per_seed;  // [stage][seed]
+  std::vector<std::vector<double>> curves;             // [stage]: train loss per bin of steps, mean over seeds
+  std::vector<std::string> samples;                    // per stage, the first seed's model
+  int64_t gpt_params = 0;                              // sf::GPT with the last stage's sizes
+  // The depth runs: one block (stage layernorm) and N blocks, depth_factor x steps each.
+  std::vector<int64_t> depth_layers, depth_params;
+  std::vector<double> depth_val_loss;                        // mean over the seeds
+  std::vector<std::vector<double>> depth_val_loss_per_seed;  // [model][seed]
+  std::vector<std::vector<double>> depth_curves;             // [model]
+  std::string depth_sample;                                  // the N-block model, first seed
 };
 BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& options);
 BuildGptResult run_lesson_build_gpt(std::ostream& out);  // the defaults (and SF_LESSON_CORPUS)
 
-// 15. Looking inside a trained transformer: the default GPT's heads and the reverse model's
-// cross-attention, measured with experiments/inspect.h.
+// What lessons 15 and 25 measure of each head of a trained GPT (experiments/head_scores.h):
+// previous-token and word-start scores over val windows, the induction score over sequences of
+// random tokens repeated once, each a mean over those inputs.
+struct HeadScore {
+  int64_t layer = 0, head = 0;
+  double prev = 0, induction = 0, word_start = 0;
+};
+struct HeadScoreBaselines {  // what attention spread evenly over the past scores on the same inputs
+  double prev = 0, induction = 0, word_start = 0;
+};
+// The thresholds the lessons read the scores against (the word-start one is a multiple of its baseline).
+constexpr double kPreviousTokenThreshold = 0.3, kInductionThreshold = 0.3, kWordStartFactor = 2.0;
+// `windows` windows of the model's block size spread evenly over `val`, and `sequences` repeated
+// random sequences (period: half the block size, seeds 1, 2, ...).
+std::vector<HeadScore> score_heads(GPT& model, const data::Tokenizer& tokenizer, const std::vector<int32_t>& val,
+                                   int64_t windows, int64_t sequences, HeadScoreBaselines* baselines);
+// Three lines, one per score: the heads at or over its threshold as "layer.head (score)", "-" for
+// none; only those of `only_layer` when it is >= 0. In the language of `out`.
+// The score table: a header of two lines, then a row per head (layer, head, each score per seed).
+std::string score_table_header(const std::vector<int64_t>& seeds);
+std::string score_table_row(const std::vector<std::vector<HeadScore>>& per_seed, size_t head_index);
+std::string heads_over_thresholds(std::ostream& out, const std::vector<HeadScore>& scores,
+                                  const HeadScoreBaselines& even, int64_t only_layer = -1);
+
+// 15. Looking inside a trained transformer: the default GPT from two seeds, its heads scored,
+// and the reverse model's cross-attention, measured with experiments/inspect.h.
 struct InsideOptions {
-  int64_t gpt_steps = 1500;     // configs/default.json's own budget
-  int64_t reverse_steps = 600;  // of configs/reverse.json's 1500, to keep the lesson to minutes
-  int64_t role_windows = 16;    // val windows the head roles are averaged over
-  bool full_val = true;         // the GPT's val loss over the whole val split (false: 20 batches)
-  int64_t eval_iters = 0;       // batches per loss estimate (0: each config's own, 20 and 10)
+  int64_t gpt_steps = 1500;                    // configs/default.json's own budget
+  std::vector<int64_t> seeds = {1337, 1338};   // the default GPT is trained from each
+  int64_t reverse_steps = 600;                 // of configs/reverse.json's 1500, to keep the lesson to minutes
+  int64_t role_windows = 16;                   // val windows the scores are averaged over
+  int64_t induction_sequences = 8;             // repeated random sequences the induction score is averaged over
+  bool full_val = true;                        // the GPT's val loss over the whole val split (false: 20 batches)
+  int64_t eval_iters = 0;                      // batches per loss estimate (0: each config's own, 20 and 10)
 };
 struct InsideResult {
-  int64_t gpt_steps = 0, reverse_steps = 0;
-  double gpt_val_loss = 0;       // the whole val split
-  std::vector<HeadRole> roles;   // per layer and head, mean over the windows
-  double uniform_entropy = 0;    // what a head spreading evenly over the past would have
-  AttentionMaps prompt_maps;     // the default model over the lesson's prompt
-  double reverse_accuracy = -1;  // exact-match on the held-out sequences
-  CrossAttentionReport cross;    // the share on the mirrored position, per decoder layer
+  int64_t gpt_steps = 0, reverse_steps = 0, block_size = 0;
+  std::vector<double> gpt_val_loss;               // per seed, the whole val split
+  std::vector<std::vector<HeadScore>> scores;     // [seed][layer * heads + head]
+  HeadScoreBaselines even;                        // what even attention scores on the same inputs
+  AttentionMaps prompt_maps;                      // the first seed's model over the lesson's prompt
+  AttentionMaps induction_maps;                   // the first seed's model over one repeated sequence
+  int64_t induction_layer = 0;                    // the layer of its highest induction score
+  double reverse_accuracy = -1;                   // exact-match on the held-out sequences
+  CrossAttentionReport cross;                     // the share on the mirrored position, per decoder layer
 };
 InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& options);
 InsideResult run_lesson_inside(std::ostream& out);
@@ -370,19 +408,22 @@ struct ExtrapolationResult {
 ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const ExtrapolationOptions& options);
 ExtrapolationResult run_lesson_extrapolation(std::ostream& out);
 
-// 25. How many heads: one width (128) as 1, 2, 4 and 8 heads, trained alike; val loss and head roles.
+// 25. How many heads: one width (128) as 1, 2, 4 and 8 heads, each trained from two seeds alike;
+// val loss and the heads' scores.
 struct HeadsOptions {
   SmallTraining training;
   std::vector<int64_t> heads = {1, 2, 4, 8};
-  int64_t val_windows = 256;  // for the val loss
-  int64_t role_windows = 16;  // val windows the head roles are averaged over
+  std::vector<int64_t> seeds = {1337, 1338};   // initial weights and batches
+  int64_t val_windows = 256;                   // for the val loss
+  int64_t role_windows = 16;                   // val windows the scores are averaged over
+  int64_t induction_sequences = 8;             // repeated random sequences for the induction score
   std::string prompt = "ROMEO:\nWhat light is this?";
 };
 struct HeadsResult {
-  std::vector<int64_t> params;  // the same for every head count
-  std::vector<double> val_loss;
-  std::vector<std::vector<HeadRole>> roles;    // per model: per layer and head
-  std::vector<double> best_prev, min_entropy;  // per model, over its heads
+  std::vector<int64_t> params;                              // the same for every head count
+  std::vector<std::vector<double>> val_loss;                // [model][seed]
+  std::vector<std::vector<std::vector<HeadScore>>> scores;  // [model][seed][layer * heads + head]
+  HeadScoreBaselines even;
   int64_t prompt_length = 0;
 };
 HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& options);
