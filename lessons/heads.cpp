@@ -1,6 +1,6 @@
-// Lesson 25: how many heads. The same width (C = 128) split into 1, 2, 4 and 8 heads of size
+// Lesson 19: how many heads. The same width (C = 128) split into 1, 2, 4 and 8 heads of size
 // 128, 64, 32 and 16: the same parameters, the same budget, each trained from two seeds. The
-// lesson prints each model's val loss per seed and scores every head (lesson 15's scores,
+// lesson prints each model's val loss per seed and scores every head (lesson inside's scores,
 // experiments/head_scores.h): previous-token and word-start on val windows, induction on random
 // characters repeated once. Text: heads.md.
 //
@@ -14,10 +14,10 @@
 #include <sstream>
 
 #include "autograd/errors.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/heads.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -186,5 +186,13 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
 }
 
 HeadsResult run_lesson_heads(std::ostream& out) { return run_lesson_heads(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_heads() {
+  return {"heads", "How many heads: one width as 1, 2, 4, 8 heads; val loss and what the heads attend to",
+          "多少个头：同一宽度拆成 1、2、4、8 个头；验证损失与各个头在看什么",
+          printing([](std::ostream& out) { return run_lesson_heads(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons
