@@ -104,7 +104,7 @@ TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
   }
 }
 
-TEST_CASE("lesson 18 on a reduced budget: a role per head, and the reverse model looks at the mirrored position") {
+TEST_CASE("lesson 18 on a reduced budget: scores per head and seed, and the reverse model looks at the mirrored position") {
   // Under the sanitizers 4 steps of each model and one batch per loss estimate: the same training,
   // inspection and lesson code (ASan and UBSan check it, not the learning, which the 200 reverse
   // steps below are for), in a minute instead of several (158 s under ASan with the configs' 20
