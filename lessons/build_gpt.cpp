@@ -432,8 +432,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out) {
 
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_build_gpt() {
-  return {"build-gpt", "Let's build a GPT: bigram, one head, heads, FFN, residual+LN, N blocks, trained",
-          "一步一步搭出 GPT：二元组表、一个头、多个头、前馈、残差与 LN、N 个块，逐个训练",
+  return {"build-gpt", "Let's build a GPT: bigram, heads, FFN, residual, LayerNorm, N blocks, depth; two seeds",
+          "一步一步搭出 GPT：二元组表、多个头、前馈、残差、LayerNorm、N 个块、深度；两个种子",
           printing([](std::ostream& out) { return run_lesson_build_gpt(out); }),
           /*slow=*/true};
 }

@@ -288,8 +288,8 @@ InsideResult run_lesson_inside(std::ostream& out) { return run_lesson_inside(out
 
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_inside() {
-  return {"inside", "Looking inside a trained transformer: head roles, heat maps, cross-attention",
-          "看进训练好的 transformer：注意力头的分工、热图、交叉注意力",
+  return {"inside", "Looking inside a trained transformer: head scores over two seeds, heat maps, cross-attention",
+          "看进训练好的 transformer：两个种子上的头分数、热力图、交叉注意力",
           printing([](std::ostream& out) { return run_lesson_inside(out); }),
           /*slow=*/true};
 }
