@@ -459,6 +459,20 @@ void check_split_merge_heads(Report& r) {
         merge_hint);
   }
   r.check(
+      "float32: split and merge keep float32",
+      [] {
+        Tensor x = random_f64({1, 2, 6}, 77).to(DType::f32);
+        Tensor h = exercise::split_heads(x, 3);
+        std::string d = same_dtype(h, DType::f32);
+        if (!d.empty()) return "split_heads: " + d;
+        std::string v = compare(sf::split_heads(x, 1, 0, 3), h, 0, 0);
+        if (!v.empty()) return "split_heads " + v;
+        Tensor back = exercise::merge_heads(h);
+        std::string dm = same_dtype(back, DType::f32);
+        return dm.empty() ? compare(x, back, 0, 0) : "merge_heads: " + dm;
+      },
+      "reshape and transpose move values without changing their dtype");
+  r.check(
       "out of range: H 4 does not divide C 6, refused",
       [] {
         Tensor x = random_f64({1, 2, 6}, 76);

@@ -45,7 +45,7 @@ void check_layer_norm_forward(Report& r) {
                          {"var is unbiased (/(C - 1)); LayerNorm's is biased (/C)",
                           xc / sf::sqrt(var * (4.0 / 3.0) + 0.5) * w + b}});
       },
-      "divide by sqrt(var + eps), not by sqrt(var) + eps");
+      "use the eps argument, inside the square root: sqrt(var + eps), not sqrt(var) + eps or a fixed 1e-5");
   r.check(
       "float32: x, w, b float32 (2, 6) give float32, eps 1e-3",
       [] {

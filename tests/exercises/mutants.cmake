@@ -78,6 +78,8 @@ sf_mutant(09_online_softmax "state.sum * std::exp(state.max - score) + 1.0" "sta
 sf_mutant(09_online_softmax "b.sum * std::exp(b.max - m)" "b.sum")
 sf_mutant(10_split_merge_heads "transpose(reshape(x, {B, T, H, C / H}), 1, 2)" "reshape(x, {B, H, T, C / H})")
 sf_mutant(10_split_merge_heads "reshape(transpose(x, 1, 2), {B, T, H * D})" "reshape(x, {B, T, H * D})")
+sf_mutant(10_split_merge_heads "return transpose(reshape(x, {B, T, H, C / H}), 1, 2);"
+          "return transpose(reshape(x, {B, T, H, C / H}), 1, 2).to(DType::f64);")
 sf_mutant(11_layer_norm_forward "mean(xc * xc, {-1}, /*keepdim=*/true)"
           "mean(x * x, {-1}, true) - mean(x, {-1}, true) * mean(x, {-1}, true)")
 sf_mutant(11_layer_norm_forward "sqrt(var + eps)" "sqrt(var + 1e-5)")  # eps argument ignored
