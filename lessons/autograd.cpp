@@ -1,4 +1,4 @@
-// Lesson 1: autograd by hand. A three-input expression, its graph, its gradients by the chain
+// Lesson 2: autograd by hand. A three-input expression, its graph, its gradients by the chain
 // rule, by the engine, and by finite differences. Text: autograd.md.
 #include <cmath>
 #include <ostream>
@@ -6,7 +6,8 @@
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/autograd.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -39,8 +40,10 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
         << fmt(t.item(), 6) << "\n";
   r.loss = L.item();
 
-  heading(out, 2, "The graph the engine recorded (Graphviz DOT)", "引擎记录下的计算图（Graphviz DOT）");
+  heading(out, 2, "The graph the engine recorded: a picture and its Graphviz DOT",
+          "引擎记录下的计算图：图片和它的 Graphviz DOT");
   r.dot = to_dot(L);
+  draw_graphviz(out, "autograd_graph.png", [&] { return r.dot; });  // the DOT below, drawn by dot
   out << r.dot;
   out << tr(out, "(render it: ", "（画成图片：")
       << "scratchformer lesson autograd | sed -n '/^digraph/,/^}/p' | dot -Tpng -o graph.png" << tr(out, ")\n", "）\n");
@@ -101,6 +104,12 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
             "\n  （中心差分的截断误差约为 h^2 = 1e-12 乘以三阶导数，\n"
             "   再加上约 1e-16 / h = 1e-10 的舍入误差）\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_autograd() {
+  return {"autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
+          "手写自动微分：标量计算图、链式法则、有限差分", printing(run_lesson_autograd)};
 }
 
 }  // namespace sf::lessons

@@ -59,7 +59,7 @@ const std::vector<Exercise>& all_exercises() {
       {6, "softmax backward", "attention", "06_softmax_backward", 4, check_softmax_backward},
       {7, "cross-entropy from log-softmax", "attention", "07_cross_entropy", 3, check_cross_entropy},
       {8, "scaled dot-product attention, causal", "attention", "08_causal_attention", 3, check_causal_attention},
-      {9, "the online softmax", "attention", "09_online_softmax", 3, check_online_softmax},
+      {9, "the online softmax", "online-softmax", "09_online_softmax", 3, check_online_softmax},
       {10, "split and merge heads", "multihead", "10_split_merge_heads", 2, check_split_merge_heads},
       {11, "LayerNorm forward", "layernorm", "11_layer_norm_forward", 2, check_layer_norm_forward},
       {12, "LayerNorm backward", "layernorm", "12_layer_norm_backward", 5, check_layer_norm_backward},
@@ -121,7 +121,7 @@ Report run_exercise(const Exercise& e) {
 
 static std::string lesson_label(const std::string& name) {
   const lessons::Lesson* l = lessons::find_lesson(name);
-  return l ? "lesson " + std::to_string(l->number) + " " + l->name : "lesson " + name;
+  return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
 }
 
 static void print_one(const Exercise& e, const Report& r, std::ostream& out) {
