@@ -1,6 +1,7 @@
 // cmd_exercise.cpp: `scratchformer exercise list` shows the exercises, their lessons and whether
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
-// the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/).
+// the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/);
+// `scratchformer exercise hint N [tier]` prints its hints up to that tier (SF_LANG=zh: in Chinese).
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
 #include <filesystem>
 #include <iostream>
@@ -43,20 +44,28 @@ static std::string lesson_label(const std::string& name) {
 void add_exercise_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("exercise",
                                  "write the pieces yourself (exercises/NN_name.cpp) and check them: "
-                                 "exercise list | exercise check N | exercise check all");
+                                 "exercise list | exercise check N | exercise check all | exercise hint N [tier]");
   cmd->require_subcommand(0, 1);
   auto* list = cmd->add_subcommand("list", "each exercise, its lesson, and whether your copy passes");
   auto* check = cmd->add_subcommand("check", "check one exercise (its number) or all of them");
   auto which = std::make_shared<std::string>();
   check->add_option("which", *which, "an exercise number (1, 2, ...) or all")->required();
+  auto* hint = cmd->add_subcommand("hint", "hints for exercise N in tiers: 1 the idea, 2 the formula, 3 the code");
+  auto hint_which = std::make_shared<std::string>();
+  auto tier = std::make_shared<int>(1);
+  hint->add_option("which", *hint_which, "an exercise number")->required();
+  hint->add_option("tier", *tier, "show tiers 1 .. tier (default 1)");
 
-  list->callback([] { exercise::print_list(std::cout, lesson_label); });
+  // The list and the hints print in the language of SF_LANG (en or zh), like the lessons.
+  const bool zh = lessons::language_from_environment() == lessons::Lang::zh;
+  list->callback([zh] { exercise::print_list(std::cout, lesson_label, zh); });
+  hint->callback([hint_which, tier, zh] { exercise::print_hint(*hint_which, *tier, std::cout, zh); });
   check->callback([which] {
     check_built_after_edits(*which);
     set_exit_code(exercise::print_check(*which, std::cout, lesson_label));
   });
-  cmd->callback([cmd] {
-    if (cmd->get_subcommands().empty()) exercise::print_list(std::cout, lesson_label);  // `exercise` alone
+  cmd->callback([cmd, zh] {
+    if (cmd->get_subcommands().empty()) exercise::print_list(std::cout, lesson_label, zh);  // `exercise` alone
   });
 }
 

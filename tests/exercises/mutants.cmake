@@ -1,10 +1,16 @@
 # mutants.cmake: each solution with one plausible mistake, the kind a learner makes (a missing
 # max subtraction, an assignment where gradients must add up, a mask that forgets the cache
-# offset, ...). test_exercise_mutants links them with the same checks and requires every
-# exercise to fail: a check that cannot fail would pass its mutant. Each mistake is one text
-# replacement in the solution; configuring fails when the text is no longer there.
+# offset, dloss ignored, 1e-5 typed instead of eps, a float64 tensor in a float32 model, an
+# out-of-range target let through, ...). Each sf_mutant() line is one mistake: one text
+# replacement in a copy of the solution, linked with the real checks and the other solutions
+# into its own small program; its test (exercise_mutant_<file>_<k>) passes only when the checks
+# find the mistake, so a check that cannot fail shows up as a surviving mutant. Configuring
+# fails when the text to replace is no longer in the solution.
 set(SF_MUTANT_DIR ${CMAKE_CURRENT_BINARY_DIR}/mutants)
-set(SF_MUTANT_FILES)
+
+# The driver, compiled once: runs the checks of the exercise named on its command line.
+add_library(sf_exercise_mutant_main OBJECT ${CMAKE_CURRENT_LIST_DIR}/mutant_main.cpp)
+target_link_libraries(sf_exercise_mutant_main PRIVATE sf_options sf_exercise_checks)
 
 function(sf_mutant stem from to)
   set(src ${PROJECT_SOURCE_DIR}/exercises/solutions/${stem}.cpp)
@@ -15,7 +21,15 @@ function(sf_mutant stem from to)
     message(FATAL_ERROR "mutants.cmake: '${from}' is no longer in exercises/solutions/${stem}.cpp; update the mutant")
   endif()
   string(REPLACE "${from}" "${to}" text "${text}")
-  set(out ${SF_MUTANT_DIR}/${stem}.cpp)
+  # The k-th mutant of this solution.
+  get_property(count GLOBAL PROPERTY SF_MUTANT_COUNT_${stem})
+  if(NOT count)
+    set(count 0)
+  endif()
+  math(EXPR count "${count} + 1")
+  set_property(GLOBAL PROPERTY SF_MUTANT_COUNT_${stem} ${count})
+  set(name ${stem}_${count})
+  set(out ${SF_MUTANT_DIR}/${name}.cpp)
   set(old "")
   if(EXISTS ${out})
     file(READ ${out} old)
@@ -23,30 +37,98 @@ function(sf_mutant stem from to)
   if(NOT old STREQUAL text)  # unchanged files keep their timestamps: no rebuild
     file(WRITE ${out} "${text}")
   endif()
-  set(SF_MUTANT_FILES ${SF_MUTANT_FILES} ${out} PARENT_SCOPE)
+  # The mutant's object file comes before the solutions' library on the link line, so it defines
+  # the exercise's functions and that solution's own object is never pulled in.
+  add_executable(exercise_mutant_${name} ${out} $<TARGET_OBJECTS:sf_exercise_mutant_main>)
+  # A mutant is deliberately wrong code: a deleted term can leave a variable unused.
+  set_source_files_properties(${out} PROPERTIES COMPILE_OPTIONS "-w")
+  target_link_libraries(exercise_mutant_${name} PRIVATE sf_options sf_exercise_checks sf_exercise_solutions)
+  add_test(NAME exercise_mutant_${name} COMMAND exercise_mutant_${name} ${stem})
+  set_property(TEST exercise_mutant_${name} PROPERTY LABELS exercise_mutants)
 endfunction()
 
 sf_mutant(01_tanh_backward "dy * (1.0 - y * y)" "dy * (1.0 - y)")
+sf_mutant(01_tanh_backward "dy * (1.0 - y * y)" "(1.0 - y * y)")  # dy ignored
+sf_mutant(01_tanh_backward "return dy * (1.0 - y * y);" "return (dy * (1.0 - y * y)).to(DType::f64);")
 sf_mutant(02_sum_to_shape "if (!ones.empty()) out = sum(out, ones, /*keepdim=*/true)" "if (ones.empty()) out = out")
+sf_mutant(02_sum_to_shape "return out;" "return out.to(DType::f64);")
 sf_mutant(03_embedding_backward "dW[id * C + c] += d" "dW[id * C + c] = d")
+sf_mutant(03_embedding_backward "return Tensor::from_vector(dW, {V, C}, dout.dtype())"
+          "return Tensor::from_vector(dW, {V, C}, DType::f64)")
 sf_mutant(04_sinusoidal_positions "static_cast<double>(c - c % 2)" "static_cast<double>(c)")
+sf_mutant(04_sinusoidal_positions "static_cast<double>(offset + t)" "static_cast<double>(t)")
 sf_mutant(05_softmax_forward "exp(x - m)" "exp(x)")
+sf_mutant(05_softmax_forward "(sum(e, -1, /*keepdim=*/true) + fully_masked)" "sum(e, -1, /*keepdim=*/true)")
+sf_mutant(05_softmax_forward "Tensor fully_masked = Tensor::from_vector(empty, m.shape(), x.dtype())"
+          "Tensor fully_masked = Tensor::from_vector(empty, m.shape(), DType::f64)")
 sf_mutant(06_softmax_backward "y * (dy - sum(dy * y, {-1}, /*keepdim=*/true))" "dy * y * (1.0 - y)")
+sf_mutant(06_softmax_backward "sum(dy * y, {-1}, /*keepdim=*/true)" "sum(y, {-1}, /*keepdim=*/true)")
+sf_mutant(06_softmax_backward "sum(dy * y, {-1}, /*keepdim=*/true)" "sum(dy * y)")
 sf_mutant(07_cross_entropy "Tensor z = x - max(x, -1, /*keepdim=*/true)" "Tensor z = x")
+sf_mutant(07_cross_entropy "(dloss.item() / static_cast<double>(N))" "(1.0 / static_cast<double>(N))")  # dloss ignored
+sf_mutant(07_cross_entropy "return Tensor::from_vector(h, {N, V}, dtype)" "return Tensor::from_vector(h, {N, V}, DType::f64)")
+sf_mutant(07_cross_entropy "targets[n] < 0 || targets[n] >= V" "targets[n] < 0")  # target V accepted
+sf_mutant(07_cross_entropy "targets[n] < 0 || targets[n] >= V" "targets[n] >= V")  # target -1 accepted
+sf_mutant(07_cross_entropy "(dloss.item() / static_cast<double>(N))" "dloss.item()")  # no 1/N
 sf_mutant(08_causal_attention "s > S - T + t" "s > t")
+sf_mutant(08_causal_attention " / std::sqrt(static_cast<double>(D))" "")
+sf_mutant(08_causal_attention "return matmul(softmax(scores, -1), v);" "return matmul(softmax(scores, -1), v).to(DType::f64);")
 sf_mutant(09_online_softmax "if (score == -std::numeric_limits<double>::infinity()) return" "if (score != score) return")
+sf_mutant(09_online_softmax "state.sum * std::exp(state.max - score) + 1.0" "state.sum + 1.0")
+sf_mutant(09_online_softmax "b.sum * std::exp(b.max - m)" "b.sum")
 sf_mutant(10_split_merge_heads "transpose(reshape(x, {B, T, H, C / H}), 1, 2)" "reshape(x, {B, H, T, C / H})")
+sf_mutant(10_split_merge_heads "reshape(transpose(x, 1, 2), {B, T, H * D})" "reshape(x, {B, T, H * D})")
+sf_mutant(10_split_merge_heads "return transpose(reshape(x, {B, T, H, C / H}), 1, 2);"
+          "return transpose(reshape(x, {B, T, H, C / H}), 1, 2).to(DType::f64);")
 sf_mutant(11_layer_norm_forward "mean(xc * xc, {-1}, /*keepdim=*/true)"
           "mean(x * x, {-1}, true) - mean(x, {-1}, true) * mean(x, {-1}, true)")
-sf_mutant(12_layer_norm_backward " - xhat * mean(g * xhat, {-1}, true)" "")
+sf_mutant(11_layer_norm_forward "sqrt(var + eps)" "sqrt(var + 1e-5)")  # eps argument ignored
+sf_mutant(11_layer_norm_forward "sqrt(var + eps)" "(sqrt(var) + eps)")
+sf_mutant(12_layer_norm_backward " - xhat * mean(g * xhat, {-1}, true)" "")  # the variance term
+sf_mutant(12_layer_norm_backward "+ eps);" "+ 1e-5);")  # eps argument ignored
+sf_mutant(12_layer_norm_backward " - mean(g, {-1}, true)" "")  # the mean term
+sf_mutant(12_layer_norm_backward "sum(dy, rows)}" "sum(dy * w, rows)}")
 sf_mutant(13_gelu "(1.0 + 3.0 * 0.044715 * x * x)" "(1.0 + 0.0 * x)")
+sf_mutant(13_gelu "return dy * (0.5" "return (0.5")  # dy ignored
 sf_mutant(14_kv_cache_append "cache.k = concat({cache.k, k}, 2)" "cache.k = k")
+sf_mutant(14_kv_cache_append "cache.v = concat({cache.v, v}, 2)" "cache.v = concat({cache.v, k}, 2)")
 sf_mutant(15_warmup_cosine "static_cast<double>(step + 1) / static_cast<double>(s.warmup_steps + 1)"
           "static_cast<double>(step) / static_cast<double>(s.warmup_steps)")
+sf_mutant(15_warmup_cosine "std::min(1.0, " "(")  # no floor after decay_steps
+sf_mutant(15_warmup_cosine "s.min_lr + (s.lr - s.min_lr) *" "s.lr *")
 sf_mutant(16_clip_grad_norm "if (c < 1.0)" "if (c == c)")
+sf_mutant(16_clip_grad_norm "squares += x * x" "squares += std::fabs(x)")
 sf_mutant(17_adamw_step "c.lr / bc1 * m[i] / (std::sqrt(v[i]) / std::sqrt(bc2) + c.eps)"
           "c.lr * m[i] / (std::sqrt(v[i]) + c.eps + 0 * bc1 * bc2)")
+sf_mutant(17_adamw_step "std::sqrt(bc2) + c.eps)" "std::sqrt(bc2) + 1e-8)")  # eps argument ignored
+sf_mutant(17_adamw_step "p[i] *= 1.0 - c.lr * c.weight_decay;" "")
+sf_mutant(17_adamw_step "std::pow(c.beta2," "std::pow(0.999,")
 sf_mutant(18_loss_scaling "std::isfinite(x)" "!std::isnan(x)")
-
-add_library(sf_exercise_mutants STATIC ${SF_MUTANT_FILES})
-target_link_libraries(sf_exercise_mutants PUBLIC sf_options sf::autograd sf::nn)
+sf_mutant(18_loss_scaling "s.scale *= s.backoff_factor" "s.scale *= 0.5")
+sf_mutant(18_loss_scaling "s.scale *= s.growth_factor" "s.scale *= 2.0")
+sf_mutant(24_attention_backward "Tensor dq = matmul(dS, k) * scale" "Tensor dq = matmul(dS, k)")  # no 1/sqrt(D)
+sf_mutant(24_attention_backward "P * (dP - sum(dP * P, -1, /*keepdim=*/true))" "P * dP")
+sf_mutant(24_attention_backward "s > S - T + t" "s > t")
+sf_mutant(24_attention_backward "return {dq, dk, dv};" "return {dq.to(DType::f64), dk, dv};")
+sf_mutant(28_sliding_window_mask "s <= p - W" "s < p - W")  # W + 1 keys
+sf_mutant(28_sliding_window_mask "const int64_t p = S - T + t" "const int64_t p = t")
+sf_mutant(28_sliding_window_mask "W < 1 || " "")
+sf_mutant(29_kv_cache_bytes "2 * n_layer * n_kv_head" "2 * n_layer * n_head")
+sf_mutant(29_kv_cache_bytes " || n_head % n_kv_head != 0" "")
+sf_mutant(25_attention_cost "T * (T + 1) * C" "2 * T * T * C")  # every key for every query
+sf_mutant(25_attention_cost "12 * T * C * C" "4 * T * C * C")  # the MLP left out
+sf_mutant(25_attention_cost "H * T * T * bytes_per_number" "T * T * bytes_per_number")
+sf_mutant(25_attention_cost " || C % H != 0" "")
+sf_mutant(26_softmax_entropy "p * log(safe)" "p * log(p)")  # 0 log 0 = nan
+sf_mutant(26_softmax_entropy "-sum(p * log(safe), -1)" "sum(p * log(safe), -1)")
+sf_mutant(26_softmax_entropy "Tensor::zeros(p.shape(), p.dtype())" "Tensor::zeros(p.shape(), DType::f64)")
+sf_mutant(27_partial_rows "a.out[d] * ca + b.out[d] * cb" "a.out[d] + b.out[d]")  # out not rescaled
+sf_mutant(27_partial_rows "if (a.max == -inf) return b;" "")
+sf_mutant(27_partial_rows "m.sum = a.sum * ca + b.sum * cb" "m.sum = a.sum + b.sum * cb")
+sf_mutant(30_rope_alibi "x2 * cos_t + x1 * sin_t" "x2 * cos_t - x1 * sin_t")
+sf_mutant(30_rope_alibi "static_cast<double>(offset + t) *" "static_cast<double>(t) *")
+sf_mutant(30_rope_alibi "Tensor::from_vector(c, {T, half}, x.dtype())" "Tensor::from_vector(c, {T, half}, DType::f64)")
+sf_mutant(30_rope_alibi "std::llabs(S - T + t - s)" "std::llabs(t - s)")  # the cache offset forgotten
+sf_mutant(31_grad_accumulation "static_cast<double>(rows[k]) * micro_grads[k][i]" "micro_grads[k][i]")
+sf_mutant(31_grad_accumulation "g /= static_cast<double>(all_rows)" "g /= 1.0")
+sf_mutant(31_grad_accumulation "rows[k] < 1 || " "")
