@@ -47,7 +47,10 @@ static std::string json_quoted(const std::string& s) {
 // the user's input can never split an error message over two lines.
 static std::string printable(const std::string& s) {
   bool plain = data::utf8_first_error(s) < 0 &&
-               std::none_of(s.begin(), s.end(), [](char ch) { return (ch >= 0 && ch < 0x20) || ch == 0x7f; });
+               std::none_of(s.begin(), s.end(), [](char ch) {
+                 const auto byte = static_cast<unsigned char>(ch);  // char is unsigned on ARM
+                 return byte < 0x20 || byte == 0x7f;
+               });
   return plain ? s : json_quoted(s);
 }
 

@@ -20,15 +20,22 @@ const char* precision_name(Precision p) {
   }
 }
 
-// GCC's _Float16 conversion is IEEE binary16 with round-to-nearest-even, overflow to inf
-// and gradual underflow: exactly the grid we emulate.
+// The compiler's half type converts to IEEE binary16 with round-to-nearest-even, overflow to inf
+// and gradual underflow: exactly the grid we emulate. GCC 12 offers it as _Float16 in C++ on
+// x86-64 and as __fp16 on AArch64.
+#if defined(__aarch64__)
+using Half = __fp16;
+#else
+using Half = _Float16;
+#endif
+
 uint16_t fp16_bits(float x) {
-  _Float16 h = static_cast<_Float16>(x);
+  Half h = static_cast<Half>(x);
   uint16_t bits;
   std::memcpy(&bits, &h, sizeof bits);
   return bits;
 }
-float round_to_fp16(float x) { return static_cast<float>(static_cast<_Float16>(x)); }
+float round_to_fp16(float x) { return static_cast<float>(static_cast<Half>(x)); }
 
 // bf16 is the top half of a float32: add half of the dropped part (rounding ties to the even
 // kept bit), then drop the low 16 bits. Carries into the exponent give the next binade or inf.

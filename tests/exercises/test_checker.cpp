@@ -15,7 +15,6 @@
 #include "autograd/ops.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
-#include "lessons/lesson.h"
 #include "tests/bad_inputs/cli_runner.h"
 
 using namespace sf;
@@ -124,8 +123,7 @@ TEST_CASE("exercise hints come in tiers, in English and Chinese, and a bad tier 
   CHECK(en.str().find("tier 3") == std::string::npos);  // the code-level hint only when asked for
   CHECK(en.str().find("still stuck? scratchformer exercise hint 6 3") != std::string::npos);
   std::ostringstream zh;
-  sf::lessons::set_language(zh, sf::lessons::Lang::zh);
-  print_hint("12", 3, zh);
+  print_hint("12", 3, zh, /*zh=*/true);
   CHECK(zh.str().find(hints_of(12).zh[2]) != std::string::npos);
   std::ostringstream bad;
   CHECK_THROWS_WITH_AS(print_hint("6", 4, bad),
