@@ -233,7 +233,7 @@ TEST_CASE("inspect on an encoder-decoder that learned to reverse: its cross-atte
   CHECK(code == 2);
 }
 
-TEST_CASE("scratchformer lesson writes no file unless asked; --images DIR draws where its lines point") {
+TEST_CASE("scratchformer lesson writes no file unless asked, and --images DIR draws where its lines point") {
   std::string exe = std::string(SF_BINARY_DIR) + "/scratchformer";
   if (!fs::exists(exe)) {
     MESSAGE("skipped: " << exe << " is not built");
