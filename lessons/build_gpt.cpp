@@ -87,7 +87,7 @@ Tensor StageModel::forward(const IntTensor& idx) {
 static const char* stage_title(Stage s, Lang lang) {
   static const char* en[] = {"bigram table",   "one attention head",       "four heads",
                              "+ feed-forward", "+ residual and LayerNorm", "N blocks"};
-  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈层", "+ 残差与 LayerNorm", "N 个块"};
+  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈网络", "+ 残差与层归一化", "N 个块"};
   return (lang == Lang::zh ? zh : en)[static_cast<int>(s)];
 }
 
@@ -233,7 +233,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
       << " x " << opt.block_size << tr(out, " characters, AdamW lr ", " 个字符，AdamW 学习率 ") << fmt_sci(opt.lr, 0)
       << tr(out, " (cosine to a tenth)\nsizes: C = ", "（余弦衰减到十分之一）\n尺寸：C = ") << opt.n_embd
       << ", H = " << opt.n_head << ", N = " << opt.n_layer << "\n"
-      << tr(out, "a model that knows nothing scores ln V = ", "什么都不懂的模型得分为 ln V = ")
+      << tr(out, "a model that knows nothing scores ln V = ", "什么都不懂的模型，损失是 ln V = ")
       << fmt(std::log(static_cast<double>(r.vocab_size)), 2) << "\n";
   for (int s = 0; s < kStages; ++s) {
     const Stage stage = static_cast<Stage>(s);
@@ -252,8 +252,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
 
   heading(out, 8, "Val loss, stage by stage", "逐阶段的验证损失");
   for (int s = 0; s < kStages; ++s)
-    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << ": "
-        << fmt(r.val_loss[static_cast<size_t>(s)], 2) << "  (" << r.params[static_cast<size_t>(s)]
+    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ": ", "：")
+        << fmt(r.val_loss[static_cast<size_t>(s)], 2) << tr(out, "  (", "（") << r.params[static_cast<size_t>(s)]
         << tr(out, " parameters)\n", " 个参数）\n");
   draw_gnuplot(out, opt.corpus == "tang" ? "14_build_gpt_tang.png" : "14_build_gpt.png", stages_plot(r));
   return r;

@@ -55,13 +55,13 @@ std::string stage_explanation(Stage s, Lang lang) {
       return zh ? "加上位置向量和一个因果自注意力头：每个字符可以按内容去读它前面的字符。"
                 : "position vectors and one causal self-attention head: each character can read the ones before it, by content.";
     case Stage::heads:
-      return zh ? "把同样宽度分成 H 个头：几种不同的\"看法\"并行，参数一个也不多。"
+      return zh ? "把同样宽度分成 H 个头：几种不同的“看法”并行，参数一个也不多。"
                 : "the same width split into H heads: several ways of looking at the past side by side, not one parameter more.";
     case Stage::feed_forward:
-      return zh ? "注意力之后接前馈层：每个位置独立地\"思考\"一下它收集到的东西。"
+      return zh ? "注意力之后接前馈网络：每个位置独立地“思考”一下它收集到的东西。"
                 : "a feed-forward layer after attention: each position computes on what it gathered, on its own.";
     case Stage::residual:
-      return zh ? "残差连接和 LayerNorm（Pre-LN）：输入直接加到输出上，梯度有一条直通的路。"
+      return zh ? "残差连接和层归一化（Pre-LN）：输入直接加到输出上，梯度有一条直通的路。"
                 : "residual connections and LayerNorm (Pre-LN): the input is added to each sublayer's output, so gradients have a direct path.";
     case Stage::blocks:
       return zh ? "把这样的块叠 N 层：后面的层可以在前面层的结果上继续组合。"
