@@ -307,7 +307,8 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
   fs::remove(bad);
 }
 
-TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and the README are in the committed report") {
+TEST_CASE(
+    "compare_ln: the study numbers quoted by lesson 11 and the READMEs (both languages) are in the committed report") {
   // Between <!-- study numbers --> and <!-- /study numbers -->, every number must occur in
   // lessons/prenorm_study.md, the report `scratchformer compare configs/compare_ln.json` wrote.
   std::string report = read_text("lessons/prenorm_study.md");
@@ -326,7 +327,7 @@ TEST_CASE("compare_ln: the study numbers quoted by lesson 11 (both texts) and th
     report_numbers.push_back(number);
     i = j;
   }
-  for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md", "README.md"}) {
+  for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md", "README.md", "README.zh.md"}) {
     CAPTURE(doc);
     std::string text = read_text(doc);
     size_t a = text.find("<!-- study numbers -->"), b = text.find("<!-- /study numbers -->");
