@@ -10,7 +10,8 @@
 
 #include "data/fortune_poems.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/errata.h"
+#include "lessons/tokenize_zh.h"
 
 using namespace sf::lessons;
 
