@@ -164,27 +164,50 @@ AttentionLayout attention_layout(int64_t heads, int64_t queries, int64_t keys) {
   return l;
 }
 
+// The pixels a tick label needs along an axis: about 7 per ASCII character and 13 per wider one
+// (a CJK character is as wide as it is high, at 9 points), for the widest label; across the axis
+// a label needs one line, 13 pixels.
+static double label_pixels(const std::vector<std::string>& labels) {
+  double widest = 0;
+  for (const auto& l : labels) {
+    double w = 0;
+    for (unsigned char ch : l)
+      if (ch < 0x80) w += 7;
+      else if (ch >= 0xC0) w += 13;  // a UTF-8 lead byte: one wide character
+    widest = std::max(widest, w);
+  }
+  return widest + 4;
+}
+
+// gnuplot's tics for `labels`, every `stride`-th one, so that neighbours never overlap.
+static std::string tics_of(const std::vector<std::string>& labels, int64_t stride) {
+  std::string tics;
+  for (size_t i = 0; i < labels.size(); i += static_cast<size_t>(stride))
+    tics += (tics.empty() ? "" : ", ") + gnuplot_quoted(labels[i]) + " " + std::to_string(i);
+  return tics;
+}
+
 std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
                                const std::string& title) {
   const int64_t T = m.length(), S = m.key_length(), H = m.heads();
-  auto tics_of = [](const std::vector<std::string>& labels) {
-    std::string tics;
-    for (size_t i = 0; i < labels.size(); ++i)
-      tics += (i ? ", " : "") + gnuplot_quoted(labels[i]) + " " + std::to_string(i);
-    return tics;
-  };
+  const AttentionLayout place = attention_layout(H, T, S);
+  // A cell's side in pixels; labels stay horizontal (a rotated CJK label is hard to read), so a key
+  // axis whose labels are wider than a cell labels every k-th key, and likewise for queries.
+  const ScreenBox& first = place.heads.front();
+  const double cell = (first.right - first.left) * place.width / static_cast<double>(S);
+  auto stride = [&](double need) { return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(need / cell))); };
+  const int64_t key_stride = stride(label_pixels(m.keys())), query_stride = stride(13);
   std::ostringstream s;
   // A CJK font (fonts-wqy-zenhei) first, so Chinese tokens are drawn, not boxes; DejaVu for the rest.
   s << "set termoption font 'WenQuanYi Zen Hei,9'\nset termoption noenhanced\n"
     << "set multiplot title " << gnuplot_quoted(title + ", layer " + std::to_string(layer)) << "\n"
     << "set palette defined (0 'white', 1 '#08306b')\nset cbrange [0:1]\n"
     << "set xrange [-0.5:" << S - 0.5 << "]\nset yrange [" << T - 0.5 << ":-0.5]\n"
-    << "set xtics (" << tics_of(m.keys()) << ") rotate by 90 offset 0,0 scale 0\nset ytics (" << tics_of(m.labels)
+    << "set xtics (" << tics_of(m.keys(), key_stride) << ") scale 0\nset ytics (" << tics_of(m.labels, query_stride)
     << ") scale 0\n"
     << "set xlabel 'attends to'\nset ylabel 'query'\nunset colorbox\n";
   // Each map in its own box, all of one size (gnuplot's `layout` would shrink the last one to fit
   // the colour scale beside it); the scale in a strip of its own.
-  const AttentionLayout place = attention_layout(H, T, S);
   auto at_screen = [](double f) { return num("%.5f", f); };
   const ScreenBox& bar = place.colorbox;
   for (int64_t h = 0; h < H; ++h) {

@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/autograd.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -39,8 +40,10 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
         << fmt(t.item(), 6) << "\n";
   r.loss = L.item();
 
-  heading(out, 2, "The graph the engine recorded (Graphviz DOT)", "引擎记录下的计算图（Graphviz DOT）");
+  heading(out, 2, "The graph the engine recorded: a picture and its Graphviz DOT",
+          "引擎记录下的计算图：图片和它的 Graphviz DOT");
   r.dot = to_dot(L);
+  draw_graphviz(out, "autograd_graph.png", [&] { return r.dot; });  // the DOT below, drawn by dot
   out << r.dot;
   out << tr(out, "(render it: ", "（画成图片：")
       << "scratchformer lesson autograd | sed -n '/^digraph/,/^}/p' | dot -Tpng -o graph.png" << tr(out, ")\n", "）\n");

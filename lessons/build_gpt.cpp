@@ -20,6 +20,7 @@
 #include "nn/sampling.h"
 #include "lessons/lesson.h"
 #include "lessons/build_gpt.h"
+#include "lessons/common/diagrams.h"
 #include "lessons/common/pictures.h"
 #include "lessons/common/stage_model.h"
 #include "nn/gpt.h"
@@ -256,6 +257,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
         << fmt(r.val_loss[static_cast<size_t>(s)], 2) << tr(out, "  (", "（") << r.params[static_cast<size_t>(s)]
         << tr(out, " parameters)\n", " 个参数）\n");
   draw_gnuplot(out, opt.corpus == "tang" ? "14_build_gpt_tang.png" : "14_build_gpt.png", stages_plot(r));
+  if (opt.corpus != "tang") draw_gpt_stack(out, "gpt_stack.png", r.vocab_size);  // the default model and GPT-2 small
   return r;
 }
 

@@ -26,7 +26,7 @@ static std::string lessons_json() {
   for (const lessons::Lesson& l : lessons::all_lessons()) {
     nlohmann::json exercises = nlohmann::json::array();
     for (const exercise::Exercise& e : exercise::all_exercises())
-      if (e.lesson == l.number) exercises.push_back({{"number", e.number}, {"title", e.title}, {"file", e.file}});
+      if (e.lesson == l.name) exercises.push_back({{"number", e.number}, {"title", e.title}, {"file", e.file}});
     list.push_back({{"number", l.number},
                     {"name", l.name},
                     {"file", l.file},

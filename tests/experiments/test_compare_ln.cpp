@@ -330,10 +330,17 @@ TEST_CASE(
   for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md", "README.md", "README.zh.md"}) {
     CAPTURE(doc);
     std::string text = read_text(doc);
-    size_t a = text.find("<!-- study numbers -->"), b = text.find("<!-- /study numbers -->");
-    REQUIRE(a != std::string::npos);
-    REQUIRE(b != std::string::npos);
-    std::string quoted = text.substr(a, b - a);
+    // Every marked region (a text may quote the study in more than one place).
+    std::string quoted;
+    for (size_t from = 0;;) {
+      size_t a = text.find("<!-- study numbers -->", from);
+      if (a == std::string::npos) break;
+      size_t b = text.find("<!-- /study numbers -->", a);
+      REQUIRE(b != std::string::npos);
+      quoted += text.substr(a, b - a) + "\n";
+      from = b;
+    }
+    REQUIRE(!quoted.empty());
     int n = 0;
     for (size_t i = 0; i < quoted.size();) {
       if (!std::isdigit(static_cast<unsigned char>(quoted[i])) ||

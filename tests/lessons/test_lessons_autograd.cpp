@@ -88,6 +88,18 @@ TEST_CASE("lesson 5: the worked example 我 / 喜欢 / 苹果") {
     CHECK(s == Approx(1.0).epsilon(1e-12));
   }
   check_close(r.all_masked_row, {0, 0, 0}, 0);
+  // The whole sentence (the Q/K/V picture's matrices): causal, every row a distribution.
+  REQUIRE(r.sentence_weights.size() == 25);
+  for (int t = 0; t < 5; ++t) {
+    double s = 0;
+    for (int k = 0; k < 5; ++k) {
+      double w = r.sentence_weights[static_cast<size_t>(t * 5 + k)];
+      if (k > t) CHECK(w == 0.0);
+      else CHECK(w > 0.0);
+      s += w;
+    }
+    CHECK(s == Approx(1.0).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("lesson 9: LayerNorm statistics, scale invariance and gradient") {
