@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "autograd/attention.h"
+#include "autograd/ops_attention.h"
 #include "autograd/ops.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"

@@ -9,7 +9,7 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/threads.h"
 
-#include "experiments/head_scores.h"
+#include "train/head_scores.h"
 #include "lessons/common/stage_model.h"
 #include "lessons/lesson.h"
 #include "lessons/build_gpt.h"
