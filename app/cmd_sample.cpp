@@ -1,6 +1,6 @@
 // cmd_sample.cpp: `scratchformer sample RUN [--prompt TEXT] [--temperature T] [--top-k K]
-// [--top-p P] [--max-new-tokens N] [--seed S] [--num-samples M]`: text from a trained GPT,
-// generated with the KV cache.
+// [--top-p P] [--max-new-tokens N] [--seed S] [--num-samples M] [--raw-bytes]`: text from a
+// trained GPT, generated with the KV cache.
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -24,6 +24,7 @@ struct SampleArgs {
   std::string run, prompt;
   SampleOptions o;
   int64_t seed = 1337, count = 1;
+  bool raw_bytes = false;
 };
 }  // namespace
 
@@ -52,6 +53,9 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--num-samples", a->count, "how many samples")
       ->capture_default_str()
       ->check(whole_number_in(1, 1000000));
+  cmd->add_flag("--raw-bytes", a->raw_bytes,
+                "byte-level BPE: draw tokens as the model says, even bytes that break a character "
+                "(shown as U+FFFD); by default the sampler keeps to whole UTF-8 characters");
   cmd->callback([a] {
     // Everything comes from the run folder (config, tokenizer, weights): the training text is
     // not needed, so a run can be sampled after it was moved, or from any working directory.
@@ -70,12 +74,16 @@ void add_sample_command(CLI::App& app) {
       }
     }
     if (ids.empty()) throw ConfigError("--prompt: encodes to no tokens");
+    a->o.token_bytes = data::byte_vocabulary(*tokenizer);
+    a->o.whole_characters = !a->raw_bytes;
     // Which checkpoint speaks (the best one, which may be older than the last), as eval and inspect
     // say; on stderr, so that stdout holds only the text.
     std::cerr << run.record_path << " (step " << run.record["step"].get<int64_t>() << ")\n";
     // Each token is written as soon as it is drawn. A byte-level BPE token can end inside a
     // character: the stream holds such bytes back until the character is complete, so what is
-    // printed is always valid UTF-8. Ctrl-C stops after the current token.
+    // printed is always valid UTF-8. The sampler keeps to whole characters and finishes the last
+    // one (nn/sampling.h); with --raw-bytes, or after Ctrl-C (which stops after the current
+    // token), a sample can still end inside one.
     StopOnSignal stop(true, "\n(stopped)\n");
     Generator gen(static_cast<uint64_t>(a->seed));
     bool cut_character = false;

@@ -56,4 +56,12 @@ void check_ids(const std::vector<int32_t>& ids, int32_t vocab_size, const char* 
                       " is outside the vocabulary [0, " + std::to_string(vocab_size) + ")");
 }
 
+std::shared_ptr<const std::vector<std::string>> byte_vocabulary(const Tokenizer& t) {
+  const auto* bpe = dynamic_cast<const BpeTokenizer*>(&t);
+  if (!bpe) return nullptr;
+  auto bytes = std::make_shared<std::vector<std::string>>();
+  for (int32_t id = 0; id < bpe->vocab_size(); ++id) bytes->push_back(bpe->token_bytes(id));
+  return bytes;
+}
+
 }  // namespace sf::data

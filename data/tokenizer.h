@@ -37,6 +37,11 @@ std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& path);
 // as JSON), naming `where`, both vocab sizes and the first differing entry.
 void check_same_tokenizer(const Tokenizer& current, const nlohmann::json& saved, const std::string& where);
 
+// The bytes of every token, for a byte-level vocabulary (BPE) whose tokens can hold part of a
+// character; null for the char tokenizer. The sampler uses it to keep to whole characters
+// (SampleOptions::token_bytes in nn/sampling.h).
+std::shared_ptr<const std::vector<std::string>> byte_vocabulary(const Tokenizer& t);
+
 // Throws DataError when an id is outside [0, vocab_size); used by decode().
 void check_ids(const std::vector<int32_t>& ids, int32_t vocab_size, const char* who);
 

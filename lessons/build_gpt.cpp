@@ -96,7 +96,7 @@ Tensor StageModel::forward(const IntTensor& idx) {
 static const char* stage_title(Stage s, Lang lang) {
   static const char* en[] = {"bigram table", "one attention head", "four heads", "+ feed-forward",
                              "+ residual",   "+ LayerNorm",        "N blocks"};
-  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈层", "+ 残差", "+ LayerNorm", "N 个块"};
+  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈网络", "+ 残差", "+ 层归一化", "N 个块"};
   return (lang == Lang::zh ? zh : en)[static_cast<int>(s)];
 }
 
@@ -357,8 +357,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
       << ", H = " << opt.n_head << ", N = " << opt.n_layer << "\n"
       << tr(out, "seeds (initial weights and batches): ", "种子（初始权重和批次）：") << seeds
       << tr(out, "; a val loss below is their mean, each seed's in brackets\n",
-            "；下面的验证损失是它们的平均，括号里是每个种子的\n")
-      << tr(out, "a model that knows nothing scores ln V = ", "什么都不懂的模型得分为 ln V = ")
+            "；下面的验证损失是各种子的平均，括号里是每个种子的值\n")
+      << tr(out, "a model that knows nothing scores ln V = ", "什么都不懂的模型，损失是 ln V = ")
       << fmt(std::log(static_cast<double>(r.vocab_size)), 2) << "\n";
   for (int s = 0; s < kStages; ++s) {
     const Stage stage = static_cast<Stage>(s);
@@ -367,8 +367,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
             (std::string("阶段 ") + std::to_string(s + 1) + "：" + stage_title(stage, Lang::zh)).c_str());
     out << stage_explanation(stage, lang) << "\n"
         << tr(out, "parameters: ", "参数：") << r.params[i] << " = " << r.formula_text[i] << "\n"
-        << tr(out, "val loss: ", "验证损失：") << fmt(r.val_loss[i], 2) << " (" << seed_list(r.val_loss_per_seed[i], 2)
-        << ")\n"
+        << tr(out, "val loss: ", "验证损失：") << fmt(r.val_loss[i], 2) << tr(out, " (", "（")
+        << seed_list(r.val_loss_per_seed[i], 2) << tr(out, ")\n", "）\n")
         << tr(out, "sample (seed ", "样本（种子 ") << opt.seeds[0] << tr(out, "):", "）：") << "\n"
         << r.samples[i] << "\n";
   }
@@ -379,16 +379,16 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
   heading(out, 2 + kStages, "Val loss, stage by stage", "逐阶段的验证损失");
   for (int s = 0; s < kStages; ++s) {
     const size_t i = static_cast<size_t>(s);
-    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << ": " << fmt(r.val_loss[i], 2) << " ("
-        << seed_list(r.val_loss_per_seed[i], 2) << tr(out, "), ", ")，") << r.params[i]
+    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ": ", "：") << fmt(r.val_loss[i], 2)
+        << tr(out, " (", "（") << seed_list(r.val_loss_per_seed[i], 2) << tr(out, "), ", "），") << r.params[i]
         << tr(out, " parameters\n", " 个参数\n");
   }
   out << tr(out, "change from the stage before, seed by seed (negative: better):\n",
             "相对前一阶段的变化，逐个种子（负数：更好）：\n");
   for (size_t s = 1; s < static_cast<size_t>(kStages); ++s) {
-    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << ":";
+    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ":", "：");
     for (size_t k = 0; k < opt.seeds.size(); ++k)
-      out << " " << signed_fmt(r.val_loss_per_seed[s][k] - r.val_loss_per_seed[s - 1][k], 2);
+      out << (k == 0 ? tr(out, " ", "") : " ") << signed_fmt(r.val_loss_per_seed[s][k] - r.val_loss_per_seed[s - 1][k], 2);
     out << "\n";
   }
   draw_gnuplot(out, "14_build_gpt" + suffix + ".png", stages_plot(r));
@@ -410,10 +410,10 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     for (size_t m = 0; m < r.depth_layers.size(); ++m)
       out << "  " << r.depth_layers[m] << tr(out, r.depth_layers[m] == 1 ? " block: " : " blocks: ", " 个块：")
           << r.depth_params[m] << tr(out, " parameters, val loss ", " 个参数，验证损失 ") << fmt(r.depth_val_loss[m], 2)
-          << " (" << seed_list(r.depth_val_loss_per_seed[m], 2) << ")\n";
+          << tr(out, " (", "（") << seed_list(r.depth_val_loss_per_seed[m], 2) << tr(out, ")\n", "）\n");
     out << "  " << opt.n_layer << tr(out, " blocks against one, seed by seed:", " 个块减一个块，逐个种子：");
     for (size_t k = 0; k < opt.seeds.size(); ++k)
-      out << " " << signed_fmt(r.depth_val_loss_per_seed[1][k] - r.depth_val_loss_per_seed[0][k], 2);
+      out << (k == 0 ? tr(out, " ", "") : " ") << signed_fmt(r.depth_val_loss_per_seed[1][k] - r.depth_val_loss_per_seed[0][k], 2);
     out << "\n"
         << tr(out, "sample of the ", "") << opt.n_layer
         << tr(out, "-block model (seed ", " 个块的模型的样本（种子 ") << opt.seeds[0] << tr(out, "):", "）：") << "\n"
@@ -435,7 +435,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_build_gpt() {
   return {"build-gpt", "Let's build a GPT: bigram, heads, FFN, residual, LayerNorm, N blocks, depth; two seeds",
-          "一步一步搭出 GPT：二元组表、多个头、前馈、残差、LayerNorm、N 个块、深度；两个种子",
+          "一步步搭出 GPT：二元组表、多个头、前馈网络、残差、层归一化、N 个块、深度；两个种子",
           printing([](std::ostream& out) { return run_lesson_build_gpt(out); }),
           /*slow=*/true};
 }

@@ -30,7 +30,7 @@
   LESSON(prenorm)                                                                                                  \
   LESSON(mixed_precision)                                                                                          \
   LESSON(scaling_out)                                                                                              \
-  PART("Looking inside", "看进模型内部", "what the heads of trained models attend to, measured",                   \
+  PART("Looking inside", "看看模型内部", "what the heads of trained models attend to, measured",                   \
        "训练好的模型里各个头在看什么，实测")                                                                       \
   LESSON(inside)                                                                                                   \
   LESSON(heads)                                                                                                    \

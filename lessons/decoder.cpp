@@ -215,7 +215,7 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_decoder() {
   return {"decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
-          "解码器块：因果自注意力、交叉注意力、KV 缓存", printing(run_lesson_decoder)};
+          "解码器块与 KV 缓存：因果自注意力、交叉注意力、缓存与重算", printing(run_lesson_decoder)};
 }
 
 }  // namespace sf::lessons

@@ -112,14 +112,13 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
   Tensor PE = sinusoidal_table(3, 4, 0, DType::f64);  // PE[p, 2i] = sin(p / 10000^(2i/4)), cos at 2i+1
   // [/excerpt]
   r.pe = PE.to_vector();
-  out << tr(out, "position | article 003            | sinusoidal (Vaswani et al.)    | norms\n",
-            "位置     | 文章 003               | 正弦编码（Vaswani 等）         | 范数\n");
-  for (size_t p = 0; p < 3; ++p) {
-    std::string real = fmt_vec(row(r.pe, p), 3);
-    out << "  " << p << "      | " << fmt_vec(row(kArticlePE, p), 1) << "   | " << real
-        << std::string(31 - real.size(), ' ') << "| " << fmt(norm(row(kArticlePE, p)), 3) << "  "
-        << fmt(norm(row(r.pe, p)), 3) << "\n";
-  }
+  std::vector<std::vector<std::string>> table{{tr(out, "position", "位置"), tr(out, "article 003", "文章 003"),
+                                               tr(out, "sinusoidal (Vaswani et al.)", "正弦编码（Vaswani 等）"),
+                                               tr(out, "norms", "范数")}};
+  for (size_t p = 0; p < 3; ++p)
+    table.push_back({"  " + std::to_string(p), fmt_vec(row(kArticlePE, p), 1), fmt_vec(row(r.pe, p), 3),
+                     fmt(norm(row(kArticlePE, p)), 3) + "  " + fmt(norm(row(r.pe, p)), 3)});
+  print_table(out, table, {8, 22, 30});
   std::vector<double> apple_article(4), apple_real(4);
   for (size_t c = 0; c < 4; ++c) {
     apple_article[c] = kEmbed[8 + c] + kArticlePE[8 + c];

@@ -138,10 +138,11 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
       << tr(out, " val windows of ", " 个长度为 ") << L
       << tr(out, " characters\n", " 个字符的验证窗口上逐位置计算损失\n");
 
-  heading(out, 2, "Learned positions: no row past the table", "可学习位置：表格之外没有行");
+  heading(out, 2, "Learned positions: no row past the table", "可学习的位置嵌入：表外没有行");
   r.learned_error = t.learned_error;
-  out << tr(out, "a learned table of ", "一张 ") << T << tr(out, " rows, asked for ", " 行的可学习位置表，要它处理 ")
-      << L << tr(out, " positions:\n  ", " 个位置：\n  ") << (t.learned_error.empty() ? "(no error)" : t.learned_error)
+  out << tr(out, "a learned table of ", "一张 ") << T
+      << tr(out, " rows, asked for ", " 行的可学习位置嵌入表，要它处理 ") << L
+      << tr(out, " positions:\n  ", " 个位置：\n  ") << (t.learned_error.empty() ? "(no error)" : t.learned_error)
       << "\n"
       << tr(out,
             "position 64 has no vector to add. A table of 256 rows accepts the input, but rows 64-255\n"
@@ -180,8 +181,9 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
   for (size_t i = 0; i < vs.size(); ++i) {
     const bool ok = r.far[i] <= r.in_range[i] + o.tolerance;
     r.extrapolates.push_back(ok);
-    out << "  " << vs[i].name << ": " << (ok ? tr(out, "extrapolates", "能外推") : tr(out, "does not", "不能")) << " ("
-        << fmt(r.far[i], 2) << (ok ? " <= " : " > ") << fmt(r.in_range[i] + o.tolerance, 2) << ")\n";
+    out << "  " << vs[i].name << tr(out, ": ", "：")
+        << (ok ? tr(out, "extrapolates", "能外推") : tr(out, "does not", "不能")) << tr(out, " (", "（")
+        << fmt(r.far[i], 2) << (ok ? " <= " : " > ") << fmt(r.in_range[i] + o.tolerance, 2) << tr(out, ")\n", "）\n");
   }
   out << tr(out, "  learned (table of 64): cannot run at all past position 63\n",
             "  learned（64 行的表）：过了位置 63 根本无法运行\n");

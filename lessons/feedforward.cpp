@@ -134,7 +134,7 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
 
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_feedforward() {
-  return {"feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion", "前馈网络：GELU 与 ReLU、4 倍扩展",
+  return {"feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion", "前馈网络与 GELU：与 ReLU 对比、4 倍扩展",
           printing(run_lesson_feedforward)};
 }
 

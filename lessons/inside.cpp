@@ -289,7 +289,7 @@ InsideResult run_lesson_inside(std::ostream& out) { return run_lesson_inside(out
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_inside() {
   return {"inside", "Looking inside a trained transformer: head scores over two seeds, heat maps, cross-attention",
-          "看进训练好的 transformer：两个种子上的头分数、热力图、交叉注意力",
+          "看看训练好的 Transformer 里面：两个种子上的注意力头分数、热图、交叉注意力",
           printing([](std::ostream& out) { return run_lesson_inside(out); }),
           /*slow=*/true};
 }

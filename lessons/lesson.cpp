@@ -131,25 +131,87 @@ void show(std::ostream& out, const std::string& label, const Tensor& t, int prec
   out << label << " = " << text << "\n";
 }
 
-// Display width of a UTF-8 string: CJK characters take two terminal columns.
-static int display_width(const std::string& s) {
-  int w = 0;
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    uint32_t cp = len == 1 ? c : c & (0x7F >> len);
-    for (int k = 1; k < len && i + static_cast<size_t>(k) < s.size(); ++k)
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + static_cast<size_t>(k)]) & 0x3F);
-    bool wide = (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-                (cp >= 0xFF00 && cp <= 0xFF60);
-    w += wide ? 2 : 1;
-    i += static_cast<size_t>(len);
-  }
-  return w;
+// The columns a code point takes in a terminal. The ranges are the East Asian Width classes W
+// (wide) and F (full-width) of Unicode's EastAsianWidth.txt, merged into blocks; class A
+// (ambiguous: ░▒▓█, “”, ±) counts 1, as terminals outside CJK locales draw it.
+static int code_point_width(uint32_t cp) {
+  struct Range {
+    uint32_t first, last;
+  };
+  // Combining marks and zero-width characters: drawn on top of the previous character.
+  static const Range zero[] = {{0x0300, 0x036F}, {0x200B, 0x200F}, {0xFE00, 0xFE0F}};
+  static const Range wide[] = {
+      {0x1100, 0x115F},    // Hangul Jamo initial consonants
+      {0x2E80, 0x303E},    // CJK radicals, Kangxi radicals, CJK symbols and punctuation (、。「」)
+      {0x3041, 0x33FF},    // kana, Bopomofo, Hangul compatibility Jamo, CJK strokes, enclosed CJK
+      {0x3400, 0x4DBF},    // CJK ideographs, extension A
+      {0x4E00, 0x9FFF},    // CJK unified ideographs
+      {0xA000, 0xA4CF},    // Yi
+      {0xA960, 0xA97F},    // Hangul Jamo extended A
+      {0xAC00, 0xD7A3},    // Hangul syllables
+      {0xF900, 0xFAFF},    // CJK compatibility ideographs
+      {0xFE10, 0xFE19},    // vertical forms
+      {0xFE30, 0xFE6F},    // CJK compatibility forms, small form variants
+      {0xFF00, 0xFF60},    // full-width ASCII and punctuation (，：；（）！？)
+      {0xFFE0, 0xFFE6},    // full-width signs (￥)
+      {0x1F300, 0x1F64F},  // pictographs and emoticons
+      {0x1F900, 0x1F9FF},  // supplemental pictographs
+      {0x20000, 0x3FFFD},  // CJK ideographs, extensions B and later
+  };
+  for (const Range& r : zero)
+    if (cp >= r.first && cp <= r.last) return 0;
+  for (const Range& r : wide)
+    if (cp >= r.first && cp <= r.last) return 2;
+  return 1;
 }
 
-static std::string pad(const std::string& s, int width) {
+int display_width(const std::string& s) {
+  int width = 0;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char lead = static_cast<unsigned char>(s[i]);
+    // The sequence's length from its lead byte; a byte that cannot start one counts 1 on its own.
+    size_t len = lead < 0x80             ? 1
+                 : (lead & 0xE0) == 0xC0 ? 2
+                 : (lead & 0xF0) == 0xE0 ? 3
+                 : (lead & 0xF8) == 0xF0 ? 4
+                                         : 0;
+    bool whole = len > 0 && i + len <= s.size();
+    uint32_t cp = len == 1 ? lead : lead & (0x7Fu >> len);
+    for (size_t k = 1; whole && k < len; ++k) {
+      unsigned char next = static_cast<unsigned char>(s[i + k]);
+      whole = (next & 0xC0) == 0x80;
+      cp = (cp << 6) | (next & 0x3Fu);
+    }
+    if (!whole) {
+      width += 1;
+      i += 1;
+      continue;
+    }
+    width += code_point_width(cp);
+    i += len;
+  }
+  return width;
+}
+
+std::string pad_right(const std::string& s, int width) {
   return s + std::string(static_cast<size_t>(std::max(0, width - display_width(s))), ' ');
+}
+
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<int>& min_widths, const std::string& separator, const std::string& indent) {
+  std::vector<int> widths = min_widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t c = 0; c + 1 < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
+  }
+  for (const auto& row : rows) {
+    out << indent;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) out << separator;
+      out << (c + 1 < row.size() ? pad_right(row[c], widths[c]) : row[c]);
+    }
+    out << "\n";
+  }
 }
 
 void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,
@@ -161,18 +223,18 @@ void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows
   int col_w = 2;
   for (const auto& l : col_labels) col_w = std::max(col_w, display_width(l));
   out << std::string(static_cast<size_t>(label_w), ' ') << " |";
-  for (const auto& l : col_labels) out << " " << pad(l, col_w);
+  for (const auto& l : col_labels) out << " " << pad_right(l, col_w);
   out << "\n";
   for (int64_t r = 0; r < rows; ++r) {
-    out << pad(row_labels[static_cast<size_t>(r)], label_w) << " |";
+    out << pad_right(row_labels[static_cast<size_t>(r)], label_w) << " |";
     for (int64_t c = 0; c < cols; ++c) {
       double v = values[static_cast<size_t>(r * cols + c)] / max_value;
       int level = static_cast<int>(std::lround(std::clamp(v, 0.0, 1.0) * 4));
-      out << " " << pad(shades[level], col_w);
+      out << " " << pad_right(shades[level], col_w);
     }
     out << "\n";
   }
-  out << tr(out, "(shades: '  ' 0, ░ 0.25, ▒ 0.5, ▓ 0.75, █ ", "（灰度：'  ' 0，░ 0.25，▒ 0.5，▓ 0.75，█ ")
+  out << tr(out, "(shades: '  ' 0, ░ 0.25, ▒ 0.5, ▓ 0.75, █ ", "（灰度：“  ”0，░ 0.25，▒ 0.5，▓ 0.75，█ ")
       << fmt(max_value, 2) << tr(out, ")\n", "）\n");
 }
 

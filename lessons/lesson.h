@@ -96,6 +96,18 @@ void show(std::ostream& out, const std::string& label, const Tensor& t, int prec
 void heat_map(std::ostream& out, const std::vector<double>& values, int64_t rows, int64_t cols,
               const std::vector<std::string>& row_labels, const std::vector<std::string>& col_labels,
               double max_value = 1.0);
+// How many terminal columns UTF-8 text takes: East Asian wide and full-width characters (CJK
+// ideographs, kana, hangul, full-width punctuation such as ，（）, emoji) take 2, combining marks
+// and zero-width characters 0, everything else 1. Malformed bytes count 1 each.
+int display_width(const std::string& utf8);
+// s followed by spaces up to `width` display columns (s itself if it is already as wide).
+std::string pad_right(const std::string& s, int width);
+// A table whose columns line up in a terminal in either language: each cell but a row's last is
+// padded to its column's widest cell by display width (at least min_widths[c] columns), and
+// cells are joined by `separator`. Every row is written with `indent` before it and a newline.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                 const std::vector<int>& min_widths = {}, const std::string& separator = " | ",
+                 const std::string& indent = "");
 // The largest |a_i - b_i| (the vectors must have the same length).
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b);
 

@@ -119,7 +119,7 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_multihead() {
   return {"multihead", "Multi-head attention: split and merge, 2,359,296 weights, per-head heat maps",
-          "多头注意力：拆分与合并、2,359,296 个权重、每个头的热力图", printing(run_lesson_multihead)};
+          "多头注意力：拆分与合并、2,359,296 个权重、每个头的热图", printing(run_lesson_multihead)};
 }
 
 }  // namespace sf::lessons

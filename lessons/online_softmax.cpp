@@ -82,7 +82,7 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
   out << tr(out, "  tiles: ", "  分块：") << "[1.0, 3.0, 0.5, 2.0] [5.0, 1.5, 4.0, 0.0] [2.5, 6.0]\n";
 
   heading(out, 2, "Reading tile by tile: running max, rescaling, running sum",
-          "逐块读取：运行最大值、重新缩放、运行和");
+          "逐块读取：当前最大值、重新缩放、累加和");
   OnlineRow row;
   row.acc.assign(2, 0.0);
   for (size_t start = 0, n = 1; start < scores.size(); start += tile, ++n) {
@@ -170,8 +170,8 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
       << tr(out,
             "  the engine's tiled kernel (model.attention = \"tiled\"), output and the gradients of q, k, v\n"
             "  against the stored kernel's, largest difference below 1e-12: ",
-            "  引擎自带的按块内核（model.attention = \"tiled\"）：输出以及 q、k、v 的梯度\n"
-            "  与保存 P 的内核相比，最大差小于 1e-12：")
+            "  引擎自带的分块核函数（配置 model.attention = \"tiled\" 时）：输出以及 q、k、v 的梯度\n"
+            "  与保存 P 的核函数相比，最大差小于 1e-12：")
       << (r.engine_tiled_diff < 1e-12 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
 
   heading(out, 5, "Memory: the T x T matrix against per-row statistics", "内存：T x T 矩阵与逐行统计量");
@@ -197,7 +197,7 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_online_softmax() {
   return {"online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
-          "在线 softmax：逐块的运行最大值与重新缩放；不需要 T x T 矩阵", printing(run_lesson_online_softmax)};
+          "在线 softmax：逐块更新当前最大值并重新缩放；不需要 T x T 矩阵", printing(run_lesson_online_softmax)};
 }
 
 }  // namespace sf::lessons

@@ -72,7 +72,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
             "\n所以“往后三个词元”是一个线性映射，与 p 无关，网络层可以学会它。\n");
 
   heading(out, 3, "Learned positions: a table trained like the token embeddings",
-          "可学习的位置编码：一张像词嵌入一样训练的表");
+          "可学习的位置嵌入：一张像词嵌入一样训练的表");
   // [excerpt: learned]
   Embedding wpe(T, C);               // (block_size, C), GPT-2's wpe
   IntTensor pos({4}, {0, 1, 2, 3});  // the positions of 4 tokens

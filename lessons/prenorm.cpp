@@ -90,7 +90,7 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
   Probe pre = probe(NormPlacement::pre, idx, targets);
   Probe post = probe(NormPlacement::post, idx, targets);
   out << tr(out, "Pre-LN:  x = x + f(LN(x)), then a final LayerNorm   loss ",
-            "Pre-LN:  x = x + f(LN(x))，最后再加一个 LayerNorm   损失 ")
+            "Pre-LN:  x = x + f(LN(x))，最后再加一个层归一化   损失 ")
       << fmt(pre.loss, 4) << " (model.loss: " << fmt(pre.loss_model, 4) << ")\n";
   out << tr(out, "Post-LN: x = LN(x + f(x))                            loss ",
             "Post-LN: x = LN(x + f(x))                           损失 ")

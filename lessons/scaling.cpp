@@ -156,7 +156,7 @@ ScalingResult run_lesson_scaling(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_scaling() {
   return {"scaling", "Why divide by sqrt(d_k): the largest weight, entropy and gradient against d_k",
-          "为什么要除以 sqrt(d_k)：最大权重、熵和梯度随 d_k 的变化", printing(run_lesson_scaling)};
+          "为什么要除以 √d_k：最大权重、熵和梯度随 d_k 的变化", printing(run_lesson_scaling)};
 }
 
 }  // namespace sf::lessons

@@ -225,8 +225,8 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
                                    {"InfiniBand 200 Gb/s", 200e9 / 8, 5e-6},
                                    {"InfiniBand 400 Gb/s", 400e9 / 8, 5e-6},
                                    {"NVLink 300 GB/s", 300e9, 1e-6}};
-  auto pad = [](const std::string& s, size_t width) {
-    return s + std::string(s.size() < width ? width - s.size() : 1, ' ');
+  auto pad = [](const std::string& s, int width) {  // by display width, and at least one space
+    return display_width(s) < width ? pad_right(s, width) : s + " ";
   };
   const std::vector<int> gpus = {8, 64, 256, 1024};
   // [excerpt: cost]
@@ -244,8 +244,7 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       row.erase(row.find_last_not_of(' ') + 1);
       out << row << "\n";
     };
-    std::string row =
-        "  " + pad(tr(out, "link", "链路"), language(out) == Lang::zh ? 23 : 21);  // (链路: 6 bytes, 4 columns)
+    std::string row = "  " + pad(tr(out, "link", "链路"), 21);
     for (int N : gpus) row += pad("N=" + std::to_string(N), 10);
     print_row(row);
     for (const Link& l : links) {

@@ -213,10 +213,11 @@ static const TaskResult& compute() {
     r.final_train = r.train_curve.back();
     r.final_val = r.val_curve.back();
 
-    const SampleOptions settings[] = {{kSampleChars, 0.0, 0, 1.0}, {kSampleChars, 0.5, 0, 1.0},
-                                      {kSampleChars, 1.0, 0, 1.0}, {kSampleChars, 2.0, 0, 1.0},
-                                      {kSampleChars, 1.0, 3, 1.0}, {kSampleChars, 1.0, 0, 0.5},
-                                      {kSampleChars, 1.0, 0, 0.9}};
+    const SampleOptions settings[] = {
+        {kSampleChars, 0.0, 0, 1.0, nullptr, true}, {kSampleChars, 0.5, 0, 1.0, nullptr, true},
+        {kSampleChars, 1.0, 0, 1.0, nullptr, true}, {kSampleChars, 2.0, 0, 1.0, nullptr, true},
+        {kSampleChars, 1.0, 3, 1.0, nullptr, true}, {kSampleChars, 1.0, 0, 0.5, nullptr, true},
+        {kSampleChars, 1.0, 0, 0.9, nullptr, true}};
     StageModel& bigram = *trained;
     for (const SampleOptions& o : settings) r.samples.push_back(sample_with(bigram, *c.tokenizer, o));
     r.row_t = row_logits(bigram, c.tokenizer->encode("t")[0]);

@@ -57,13 +57,6 @@ static int64_t occurrences(const std::string& text, const std::string& needle) {
   return n;
 }
 
-// Pads `s` with spaces to `width` terminal columns (CJK characters take two).
-static std::string padded(const std::string& s, size_t width) {
-  size_t w = 0;
-  for (char32_t cp : data::utf8_decode(s)) w += cp >= 0x2E80 ? 2 : 1;
-  return s + std::string(w < width ? width - w : 0, ' ');
-}
-
 TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   TokenizeZhResult r;
   const std::string sentence = "我喜欢苹果";
@@ -86,7 +79,7 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "three words 我 / 喜欢 / 苹果: a word segmenter's split, which a character-level\n"
             "model never sees. It has to learn from data that 喜 and 欢 belong together.\n",
             "5 个字，5 个词元：喜欢是两个词元（喜、欢），苹果也是两个（苹、果）。第 5 课（注意力）\n"
-            "和文章 003 把这句话分成 我 / 喜欢 / 苹果 三个词，那是分词器的切法；按字建模的模型\n"
+            "和文章 003 把这句话分成 我 / 喜欢 / 苹果 三个词，那是中文分词工具的切法；按字建模的模型\n"
             "看不到这种切分，喜和欢属于同一个词，要靠它自己从数据里学出来。\n");
 
   heading(out, 2, "UTF-8 bytes: three per character here", "UTF-8 字节：这里每个字三个字节");
@@ -128,8 +121,8 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   out << tr(out, "; the word 喜欢: ", "；喜欢这个词：") << r.word_count << "\n";
   r.comma_count = occurrences(tang, "，");
   r.period_count = occurrences(tang, "。");
-  out << tr(out, "and the two punctuation marks: ， ", "两个标点：， ") << r.comma_count << "   。 " << r.period_count
-      << "\n";
+  out << tr(out, "and the two punctuation marks: ， ", "两个标点：“，”") << r.comma_count
+      << tr(out, "   。 ", " 次，“。”") << r.period_count << tr(out, "\n", " 次\n");
   out << tr(out,
             "A character vocabulary has one id for each of them and none for a character the\n"
             "poems never use; 喜欢 as a word does not occur at all. Bytes can spell anything.\n",
@@ -171,13 +164,14 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "next character: the GPT-2 pre-split counts every byte >= 0x80 as a letter, so a\n"
             "whole line of a poem is one chunk and punctuation merges across characters.\n",
             "最先合并出来的是两个标点，它们是出现最多的符号。接着是首字节和第一个后续字节（e4 b8、\n"
-            "e5 a4 ……），这种片段几百个字共用。第 9 次合并就把，和下一个字的首字节连在了一起：\n"
+            "e5 a4 ……），这种片段几百个字共用。第 9 次合并就把“，”和下一个字的首字节连在了一起：\n"
             "GPT-2 的预切分把所有 >= 0x80 的字节都当成字母，所以一整行诗是一个块，标点也会跟\n"
             "汉字合并。\n");
 
   heading(out, 5, "Tokens per character as the vocabulary grows", "词表变大时，每个字需要几个词元");
-  out << tr(out, "vocab | merges | tang: tokens/char | song (unseen): tokens/char | 我喜欢苹果\n",
-            "词表  | 合并数 | 唐诗：词元/字      | 宋词（未见过）：词元/字      | 我喜欢苹果\n");
+  std::vector<std::vector<std::string>> growth{
+      {tr(out, "vocab", "词表"), tr(out, "merges", "合并数"), tr(out, "tang: tokens/char", "唐诗：词元/字"),
+       tr(out, "song (unseen): tokens/char", "宋词（未见过）：词元/字"), "我喜欢苹果"}};
   const int64_t song_chars = count_chars(song);
   for (int32_t v : {256, 512, 1024, 2048, 4096}) {
     // [excerpt: prefix]
@@ -191,9 +185,10 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
     r.tang_tokens_per_char.push_back(tang_tpc);
     r.song_tokens_per_char.push_back(song_tpc);
     r.sentence_tokens.push_back(n_sentence);
-    out << padded(std::to_string(v), 5) << " | " << padded(std::to_string(v - 256), 6) << " | "
-        << padded(fmt(tang_tpc, 3), 17) << " | " << padded(fmt(song_tpc, 3), 26) << " | " << n_sentence << "\n";
+    growth.push_back(
+        {std::to_string(v), std::to_string(v - 256), fmt(tang_tpc, 3), fmt(song_tpc, 3), std::to_string(n_sentence)});
   }
+  print_table(out, growth);
   r.char_tokens_per_char = 1.0;
   out << tr(out, "我喜欢苹果 with 4096 tokens: ", "词表 4096 时的我喜欢苹果：");
   for (int32_t id : bpe.encode(sentence)) out << show_token(bpe.token_bytes(id)) << " ";
@@ -215,21 +210,23 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
   // A model of width C = 384 with a context of 256 tokens (the default experiment's sizes).
   const int64_t C = 384, context = 256;
   out << tr(out, "for a model of width C = 384 and a context of 256 tokens:\n",
-            "设模型宽度 C = 384，上下文 256 个词元：\n")
-      << tr(out, "vocab | embedding V*C | characters in 256 tokens | attention scores for 256 characters\n",
-            "词表  | 嵌入表 V*C    | 256 个词元装下的字数      | 256 个字需要的注意力分数个数\n");
+            "设模型宽度 C = 384，上下文 256 个词元：\n");
+  std::vector<std::vector<std::string>> trade_off{
+      {tr(out, "vocab", "词表"), tr(out, "embedding V*C", "嵌入表 V*C"),
+       tr(out, "characters in 256 tokens", "256 个词元装下的字数"),
+       tr(out, "attention scores for 256 characters", "256 个字需要的注意力分数个数")}};
   auto row = [&](const std::string& name, int64_t v, double tpc) {
     int64_t params = v * C;
     double fits = static_cast<double>(context) / tpc;
     double T = 256 * tpc;
-    out << padded(name, 5) << " | " << padded(std::to_string(params), 13) << " | " << padded(fmt(fits, 0), 24) << " | "
-        << fmt(T * T, 0) << "\n";
+    trade_off.push_back({name, std::to_string(params), fmt(fits, 0), fmt(T * T, 0)});
     r.embedding_params.push_back(params);
     r.chars_in_context.push_back(fits);
   };
   for (size_t i = 0; i < r.vocab_sizes.size(); ++i)
     row(std::to_string(r.vocab_sizes[i]), r.vocab_sizes[i], r.tang_tokens_per_char[i]);
   row(std::to_string(r.char_vocab), r.char_vocab, 1.0);
+  print_table(out, trade_off);
   out << tr(out, "(the last row is the character vocabulary)\n", "（最后一行是按字切分的词表）\n");
   r.bytes_vs_chars_length = r.tang_tokens_per_char.front();
   out << tr(out, "raw bytes against characters: ", "纯字节与按字相比：序列长 ") << fmt(r.bytes_vs_chars_length, 2)
@@ -250,7 +247,7 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_tokenize_zh() {
   return {"tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
-          "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并", printing(run_lesson_tokenize_zh)};
+          "中文分词与词元化：按字、按 UTF-8 字节、在唐诗上学 BPE 合并", printing(run_lesson_tokenize_zh)};
 }
 
 }  // namespace sf::lessons

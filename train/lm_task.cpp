@@ -211,6 +211,7 @@ class LmTask : public Task {
     o.max_new_tokens = max_tokens;
     o.temperature = 0.8;
     o.top_k = 0;
+    o.token_bytes = data::byte_vocabulary(*data_.tokenizer);  // whole characters from a byte-level BPE
     std::vector<std::string> out;
     for (int64_t i = 0; i < count; ++i) {
       // Each sample starts from one token of the val split, as a prompt; a poem sample starts at

@@ -57,16 +57,16 @@ std::string stage_explanation(Stage s, Lang lang) {
       return zh ? "加上位置向量和一个因果自注意力头：每个字符可以按内容去读它前面的字符。"
                 : "position vectors and one causal self-attention head: each character can read the ones before it, by content.";
     case Stage::heads:
-      return zh ? "把同样宽度分成 H 个头：几种不同的\"看法\"并行，参数一个也不多。"
+      return zh ? "把同样宽度分成 H 个头：几种不同的“看法”并行，参数一个也不多。"
                 : "the same width split into H heads: several ways of looking at the past side by side, not one parameter more.";
     case Stage::feed_forward:
-      return zh ? "注意力之后接前馈层：每个位置独立地\"思考\"一下它收集到的东西。"
+      return zh ? "注意力之后接前馈网络：每个位置独立地“思考”一下它收集到的东西。"
                 : "a feed-forward layer after attention: each position computes on what it gathered, on its own.";
     case Stage::residual:
-      return zh ? "残差连接，还没有 LayerNorm：x = x + attn(x)，x = x + mlp(x)，字符自己的向量保留下来。"
+      return zh ? "残差连接，还没有层归一化：x = x + attn(x)，x = x + mlp(x)，每个字符自己的向量得以保留。"
                 : "residual connections, no LayerNorm yet: x = x + attn(x), x = x + mlp(x), so each character keeps its own vector.";
     case Stage::layernorm:
-      return zh ? "再加 LayerNorm（Pre-LN 块）：每个子层读的是归一化后的输入，残差路径本身不变。"
+      return zh ? "再加层归一化（Pre-LN 块）：每个子层读入的是归一化后的副本，残差通路本身不变。"
                 : "LayerNorm added (one Pre-LN block): each sublayer reads a normalized copy, the residual path itself is untouched.";
     case Stage::blocks:
       return zh ? "把这样的块叠 N 层：后面的层可以在前面层的结果上继续组合。"

@@ -19,8 +19,10 @@ using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sa
 TEST_CASE("lesson task: sampling_distribution is what sample_from_logits draws from") {
   const std::vector<float> logits = {2.0f, 1.5f, 1.5f, 0.0f, -1.0f, -3.0f, 0.7f, 0.2f};
   const int64_t V = static_cast<int64_t>(logits.size());
-  const sf::SampleOptions settings[] = {{1, 0.0, 0, 1.0}, {1, 0.5, 0, 1.0}, {1, 1.0, 0, 1.0}, {1, 2.0, 0, 1.0},
-                                        {1, 1.0, 3, 1.0}, {1, 1.0, 0, 0.5}, {1, 1.0, 0, 0.9}, {1, 0.7, 4, 0.8}};
+  const sf::SampleOptions settings[] = {{1, 0.0, 0, 1.0, nullptr, true}, {1, 0.5, 0, 1.0, nullptr, true},
+                                        {1, 1.0, 0, 1.0, nullptr, true}, {1, 2.0, 0, 1.0, nullptr, true},
+                                        {1, 1.0, 3, 1.0, nullptr, true}, {1, 1.0, 0, 0.5, nullptr, true},
+                                        {1, 1.0, 0, 0.9, nullptr, true}, {1, 0.7, 4, 0.8, nullptr, true}};
   const int draws = kSanitized ? 4000 : 40000;
   for (const sf::SampleOptions& o : settings) {
     CAPTURE(o.temperature);
@@ -41,15 +43,15 @@ TEST_CASE("lesson task: sampling_distribution is what sample_from_logits draws f
     }
   }
   // The knobs by their definitions: temperature 1 is softmax; top-k 3 keeps 3; greedy keeps 1.
-  std::vector<double> soft = sampling_distribution(logits, {1, 1.0, 0, 1.0});
+  std::vector<double> soft = sampling_distribution(logits, {1, 1.0, 0, 1.0, nullptr, true});
   double z = 0;
   for (float l : logits) z += std::exp(static_cast<double>(l));
   CHECK(soft[0] == doctest::Approx(std::exp(2.0) / z).epsilon(1e-12));
   auto kept = [](const std::vector<double>& p) {
     return std::count_if(p.begin(), p.end(), [](double x) { return x > 0; });
   };
-  CHECK(kept(sampling_distribution(logits, {1, 1.0, 3, 1.0})) == 3);
-  CHECK(kept(sampling_distribution(logits, {1, 0.0, 0, 1.0})) == 1);
+  CHECK(kept(sampling_distribution(logits, {1, 1.0, 3, 1.0, nullptr, true})) == 3);
+  CHECK(kept(sampling_distribution(logits, {1, 0.0, 0, 1.0, nullptr, true})) == 1);
   CHECK(entropy_of(std::vector<double>(65, 1.0 / 65)) == doctest::Approx(std::log(65.0)).epsilon(1e-12));
 }
 
