@@ -66,6 +66,11 @@ const std::vector<Exercise>& all_exercises() {
       {16, "global-norm gradient clipping", 12, "16_clip_grad_norm", check_clip_grad_norm},
       {17, "the AdamW update", 12, "17_adamw_step", check_adamw_step},
       {18, "dynamic loss scaling", 13, "18_loss_scaling", check_loss_scaler},
+      {19, "causal self-attention from your pieces", 14, "19_self_attention", check_self_attention},
+      {20, "a Pre-LN transformer block", 14, "20_transformer_block", check_transformer_block},
+      {21, "the GPT forward: logits and loss", 14, "21_gpt_forward", check_gpt_forward},
+      {22, "one training step", 14, "22_train_step", check_train_step},
+      {23, "sampling and generate() with the KV cache", 14, "23_generate", check_generate},
   };
   return exercises;
 }

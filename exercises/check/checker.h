@@ -112,5 +112,10 @@ void check_warmup_cosine(Report& r);
 void check_clip_grad_norm(Report& r);
 void check_adamw_step(Report& r);
 void check_loss_scaler(Report& r);
+void check_self_attention(Report& r);
+void check_transformer_block(Report& r);
+void check_gpt_forward(Report& r);
+void check_train_step(Report& r);
+void check_generate(Report& r);
 
 }  // namespace sf::exercise

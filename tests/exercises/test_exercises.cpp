@@ -14,7 +14,7 @@
 using namespace sf::exercise;
 
 #ifndef SF_EXERCISE_VARIANT
-#error "build with SF_EXERCISE_VARIANT=0 (the learner's copies), 1 (the solutions) or 2 (the mutants)"
+#error "build with SF_EXERCISE_VARIANT=0 (the learner's copies), 1 (the solutions), 2 (the mutants) or 3 (one assembly mutant)"
 #endif
 
 #if SF_EXERCISE_VARIANT == 0
@@ -23,9 +23,12 @@ using namespace sf::exercise;
 #elif SF_EXERCISE_VARIANT == 1
 #define VARIANT "solutions: "
 #define CASE_NAME "solution of "
-#else
+#elif SF_EXERCISE_VARIANT == 2
 #define VARIANT "mutants: "
 #define CASE_NAME "mutant of "
+#else
+#define VARIANT "assembly mutant " SF_MUTANT_NAME ": "
+#define CASE_NAME "assembly mutant " SF_MUTANT_NAME " of "
 #endif
 
 static std::string joined(const Report& r) {
@@ -51,7 +54,16 @@ static void check_exercise(int number) {
   CHECK(r.outcome() == Outcome::passed);
   CHECK(r.checks_passed() >= 3);  // forward, gradient or state, and edge cases: never a token check
   CHECK(r.lines().size() == static_cast<size_t>(r.checks_passed()));
+#elif SF_EXERCISE_VARIANT == 3
+  REQUIRE(r.outcome() == Outcome::failed);
+  REQUIRE(r.lines().size() >= 2);
+  CHECK(r.lines()[r.lines().size() - 2].rfind("FAIL  ", 0) == 0);
+  CHECK(r.lines().back().rfind("      hint: ", 0) == 0);
 #elif SF_EXERCISE_VARIANT == 2
+  if (number >= 19) {  // the assembly exercises' mutants run one per binary (test_exercise_mutant_*)
+    CHECK(r.outcome() == Outcome::passed);
+    return;
+  }
   REQUIRE(r.outcome() == Outcome::failed);
   REQUIRE(r.lines().size() >= 2);
   CHECK(r.lines()[r.lines().size() - 2].rfind("FAIL  ", 0) == 0);
@@ -69,17 +81,22 @@ static void check_exercise(int number) {
 #endif
 }
 
-TEST_CASE(VARIANT "every exercise: one test case per registered exercise, numbered 1 to 18 in course order") {
+TEST_CASE(VARIANT "every exercise: one test case per registered exercise, numbered 1 to 23 in course order") {
   const auto& all = all_exercises();
-  REQUIRE(all.size() == 18);
+  REQUIRE(all.size() == 23);
   for (size_t i = 0; i < all.size(); ++i) {
     CHECK(all[i].number == static_cast<int>(i) + 1);
     if (i > 0) CHECK(all[i - 1].lesson <= all[i].lesson);
   }
 }
 
+#if SF_EXERCISE_VARIANT == 3
+#define EXERCISE_CASE(N)
+TEST_CASE(CASE_NAME "exercise " SF_MUTANT_NAME) { check_exercise(SF_MUTANT_EXERCISE); }
+#else
 #define EXERCISE_CASE(N) \
   TEST_CASE(CASE_NAME "exercise " #N) { check_exercise(N); }
+#endif
 EXERCISE_CASE(1)
 EXERCISE_CASE(2)
 EXERCISE_CASE(3)
@@ -98,3 +115,8 @@ EXERCISE_CASE(15)
 EXERCISE_CASE(16)
 EXERCISE_CASE(17)
 EXERCISE_CASE(18)
+EXERCISE_CASE(19)
+EXERCISE_CASE(20)
+EXERCISE_CASE(21)
+EXERCISE_CASE(22)
+EXERCISE_CASE(23)
