@@ -4,7 +4,7 @@
 #   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, then
 #                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
-#                     the list)
+#                     the list; capstone: train a GPT with your pieces)
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -45,6 +45,10 @@ if [[ "${1:-}" == "exercise" ]]; then
   fi
   if [[ $# -eq 0 || "$1" == "list" ]]; then
     exec build/scratchformer exercise list
+  fi
+  if [[ "$1" == "capstone" ]]; then
+    shift
+    exec build/scratchformer exercise capstone "$@"
   fi
   exec build/scratchformer exercise check "$@"
 fi

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "autograd/errors.h"
+#include "exercises/capstone.h"
 #include "exercises/check/checker.h"
 #include "experiments/cli/commands.h"
 
@@ -36,14 +37,23 @@ static void check_built_after_edits(const std::string& which) {
 void add_exercise_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("exercise",
                                  "write the pieces yourself (exercises/NN_name.cpp) and check them: "
-                                 "exercise list | exercise check N | exercise check all");
+                                 "exercise list | exercise check N | exercise check all | exercise capstone");
   cmd->require_subcommand(0, 1);
   auto* list = cmd->add_subcommand("list", "each exercise, its lesson, and whether your copy passes");
   auto* check = cmd->add_subcommand("check", "check one exercise (its number) or all of them");
   auto which = std::make_shared<std::string>();
   check->add_option("which", *which, "an exercise number (1, 2, ...) or all")->required();
 
+  auto* capstone = cmd->add_subcommand("capstone", "train a GPT on Tiny Shakespeare with your pieces (exercises/README.md)");
+  auto capstone_options = std::make_shared<exercise::CapstoneOptions>();
+  capstone->add_option("--steps", capstone_options->steps, "training steps")->check(CLI::Range(1, 1000000));
+  capstone->add_option("--target", capstone_options->target, "the val loss to reach");
+
   list->callback([] { exercise::print_list(std::cout); });
+  capstone->callback([capstone_options] {
+    check_built_after_edits("all");
+    set_exit_code(exercise::run_capstone(*capstone_options, std::cout).exit_code);
+  });
   check->callback([which] {
     check_built_after_edits(*which);
     set_exit_code(exercise::print_check(*which, std::cout));

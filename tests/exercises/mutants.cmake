@@ -84,12 +84,13 @@ function(sf_assembly_mutant name number stem from to)
   sf_add_test(test_exercise_mutant_${name} SOURCES test_exercises.cpp
               LIBS sf_exercise_checks sf_mutant_${name} sf_exercise_solutions)
   target_compile_definitions(test_exercise_mutant_${name} PRIVATE SF_EXERCISE_VARIANT=3 SF_MUTANT_EXERCISE=${number}
+                                                                  SF_MUTANT_EXERCISE_STR="${number}"
                                                                   SF_MUTANT_NAME="${name}")
 endfunction()
 
 # 19: no 1/sqrt(D); a mask that ignores the cache offset; the cache never appended to; q taken from k's chunk.
-sf_assembly_mutant(attention_unscaled 19 19_self_attention
-                   "matmul(q, transpose(k, -2, -1)) / std::sqrt(static_cast<double>(D))" "matmul(q, transpose(k, -2, -1))")
+sf_assembly_mutant(attention_unscaled 19 19_self_attention "/ std::sqrt(static_cast<double>(D))"
+                   "/ (0.0 * static_cast<double>(D) + 1.0)")
 sf_assembly_mutant(attention_mask_offset 19 19_self_attention "s > S - T + t" "s > t")
 sf_assembly_mutant(attention_no_cache 19 19_self_attention "kv_cache_append(*cache, k, v);" "cache->k = k;\n    cache->v = v;")
 sf_assembly_mutant(attention_q_from_k 19 19_self_attention "slice(qkv, 2, 0, C)" "slice(qkv, 2, C, 2 * C)")

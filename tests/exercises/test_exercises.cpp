@@ -60,10 +60,6 @@ static void check_exercise(int number) {
   CHECK(r.lines()[r.lines().size() - 2].rfind("FAIL  ", 0) == 0);
   CHECK(r.lines().back().rfind("      hint: ", 0) == 0);
 #elif SF_EXERCISE_VARIANT == 2
-  if (number >= 19) {  // the assembly exercises' mutants run one per binary (test_exercise_mutant_*)
-    CHECK(r.outcome() == Outcome::passed);
-    return;
-  }
   REQUIRE(r.outcome() == Outcome::failed);
   REQUIRE(r.lines().size() >= 2);
   CHECK(r.lines()[r.lines().size() - 2].rfind("FAIL  ", 0) == 0);
@@ -92,10 +88,18 @@ TEST_CASE(VARIANT "every exercise: one test case per registered exercise, number
 
 #if SF_EXERCISE_VARIANT == 3
 #define EXERCISE_CASE(N)
-TEST_CASE(CASE_NAME "exercise " SF_MUTANT_NAME) { check_exercise(SF_MUTANT_EXERCISE); }
+#define ASSEMBLY_CASE(N)
+TEST_CASE(CASE_NAME "exercise " SF_MUTANT_EXERCISE_STR) { check_exercise(SF_MUTANT_EXERCISE); }
 #else
 #define EXERCISE_CASE(N) \
   TEST_CASE(CASE_NAME "exercise " #N) { check_exercise(N); }
+#if SF_EXERCISE_VARIANT == 2
+// The assembly exercises call the earlier ones, which are mutated in this build: their own
+// mutants run one per binary instead (test_exercise_mutant_*, mutants.cmake).
+#define ASSEMBLY_CASE(N)
+#else
+#define ASSEMBLY_CASE(N) EXERCISE_CASE(N)
+#endif
 #endif
 EXERCISE_CASE(1)
 EXERCISE_CASE(2)
@@ -115,8 +119,8 @@ EXERCISE_CASE(15)
 EXERCISE_CASE(16)
 EXERCISE_CASE(17)
 EXERCISE_CASE(18)
-EXERCISE_CASE(19)
-EXERCISE_CASE(20)
-EXERCISE_CASE(21)
-EXERCISE_CASE(22)
-EXERCISE_CASE(23)
+ASSEMBLY_CASE(19)
+ASSEMBLY_CASE(20)
+ASSEMBLY_CASE(21)
+ASSEMBLY_CASE(22)
+ASSEMBLY_CASE(23)
