@@ -5,6 +5,8 @@
 #                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
 #                     the list; capstone: train a GPT with your pieces)
+#   ./run.sh course   build the course site (every lesson in English and Chinese, the attention
+#                     explorer) into build/course/; open build/course/index.html
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,8 +22,9 @@ if [[ "${1:-}" == "test" ]]; then
   # valgrind: the memcheck test runs instead of reporting Skipped; chromium: the inspect page's
   # browser test does; clang-format: the test that the tree is formatted does; python3-torch: the
   # two tests that run PyTorch itself do (nanoGPT's recipe replayed, a nanoGPT checkpoint
-  # converted). Both builds treat a new compiler warning as an error (SF_WERROR).
-  scripts/setup.sh --with-valgrind --with-browser --with-format --with-torch
+  # converted); pandoc and KaTeX: the course site's test builds the site and loads every page
+  # in Chromium. Both builds treat a new compiler warning as an error (SF_WERROR).
+  scripts/setup.sh --with-valgrind --with-browser --with-format --with-torch --with-course
   build build -DSF_WERROR=ON
   (cd build && ctest --output-on-failure -j "$jobs")
   # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
@@ -51,6 +54,15 @@ if [[ "${1:-}" == "exercise" ]]; then
     exec build/scratchformer exercise capstone "$@"
   fi
   exec build/scratchformer exercise check "$@"
+fi
+
+if [[ "${1:-}" == "course" ]]; then
+  # The site needs only the CLI (it reads the lessons' registry and trains the explorer's models).
+  shift
+  scripts/setup.sh --with-course
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j "$jobs" --target scratchformer
+  exec python3 course/build_site.py --binary build/scratchformer --out build/course "$@"
 fi
 
 scripts/setup.sh

@@ -1,8 +1,8 @@
-// Exercise 22 (lesson 14, build a GPT; the loop of lesson 12): one training step.
+// Exercise 22 (lesson 14, build a GPT; the loop of lesson 13): one training step.
 //
-// Everything of lesson 12 in the order a step runs it, with your own pieces: the gradients of
-// the last step must not leak into this one, the loss is differentiated, one bad batch must not
-// throw the weights far (clipping), and the rate follows the schedule.
+// Everything of lesson 13 (training) in the order a step runs it, with your own pieces: the
+// gradients of the last step must not leak into this one, the loss is differentiated, one bad
+// batch must not throw the weights far (clipping), and the rate follows the schedule.
 //
 //   input:    the model, a batch x, y (B, T), the state carried from step to step, the config
 //   contract: 1. zero every gradient of the model   2. forward + loss (your gpt_forward)

@@ -21,9 +21,10 @@ namespace sf::exercise {
 // The exercises whose functions the capstone runs, in course order.
 static const int kPieces[] = {3, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23};
 
-static std::string lesson_name(int number) {
-  const lessons::Lesson* l = lessons::find_lesson(std::to_string(number));
-  return "lesson " + std::to_string(number) + (l ? " (" + l->name + ")" : "");
+// "lesson 14 (build-gpt)"
+static std::string lesson_name(const std::string& name) {
+  const lessons::Lesson* l = lessons::find_lesson(name);
+  return l ? "lesson " + std::to_string(l->number) + " (" + name + ")" : "lesson " + name;
 }
 
 static std::string fixed(double x, int digits) {
@@ -128,7 +129,8 @@ CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out) {
       result.val_loss = estimate_val(model, val, o.eval_iters, o.seed + 1);
       model.train();
       out << "step " << step << "  train loss " << fixed(r.loss, 4) << "  val loss " << fixed(result.val_loss, 4)
-          << "  lr " << fixed(r.lr * 1e3, 3) << "e-3  " << fixed(seconds(), 1) << " s (" << fixed(cpu_seconds(), 1) << " s of CPU)\n"
+          << "  lr " << fixed(r.lr * 1e3, 3) << "e-3  " << fixed(seconds(), 1) << " s (" << fixed(cpu_seconds(), 1)
+          << " s of CPU)\n"
           << std::flush;
     }
   }
@@ -147,8 +149,9 @@ CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out) {
   }
   const bool reached = result.val_loss >= 0 && result.val_loss <= o.target;
   out << "capstone: val loss " << fixed(result.val_loss, 4) << " after " << o.steps << " steps in "
-      << fixed(result.seconds, 1) << " s (" << fixed(result.cpu_seconds, 1) << " s of CPU): " << (reached ? "reached" : "did NOT reach") << " the target "
-      << fixed(o.target, 2) << (reached ? ". This GPT was trained by your code.\n" : "\n");
+      << fixed(result.seconds, 1) << " s (" << fixed(result.cpu_seconds, 1)
+      << " s of CPU): " << (reached ? "reached" : "did NOT reach") << " the target " << fixed(o.target, 2)
+      << (reached ? ". This GPT was trained by your code.\n" : "\n");
   result.exit_code = reached ? 0 : 1;
   return result;
 }

@@ -23,11 +23,11 @@ struct CapstoneOptions {
 };
 
 struct CapstoneResult {
-  int exit_code = 1;      // 0: trained and reached the target; 1: a piece is missing or failing, or not reached
-  double val_loss = -1;   // the last estimate (-1 when training did not run)
-  double seconds = 0;     // wall time of the training loop
-  double cpu_seconds = 0; // CPU time of the process (all threads) during the loop
-  std::string sample;     // the generated text
+  int exit_code = 1;       // 0: trained and reached the target; 1: a piece is missing or failing, or not reached
+  double val_loss = -1;    // the last estimate (-1 when training did not run)
+  double seconds = 0;      // wall time of the training loop
+  double cpu_seconds = 0;  // CPU time of the process (all threads) during the loop
+  std::string sample;      // the generated text
 };
 
 // Checks the pieces (the first missing or failing one ends it with what to do), then trains and

@@ -30,19 +30,19 @@ struct NotImplemented : std::logic_error {
 // The body of every stub: throws NotImplemented naming the function.
 [[noreturn]] inline void todo(const char* function) { throw NotImplemented(function); }
 
-// ---- lesson 1: autograd ----
+// ---- lesson 2: autograd ----
 // 01: dx of y = tanh(x), from the saved output y and the incoming gradient dy.
 Tensor tanh_backward(const Tensor& y, const Tensor& dy);
 
-// ---- lesson 2: broadcasting ----
+// ---- lesson 3: broadcasting ----
 // 02: sums a broadcast gradient g back down to `shape` (what sf::sum_to does).
 Tensor sum_to_shape(const Tensor& g, const Shape& shape);
 
-// ---- lesson 3: embeddings ----
+// ---- lesson 4: embeddings ----
 // 03: dW (V, C) of out = W[ids], from dout (ids.shape..., C): a scatter-add.
 Tensor embedding_backward(const IntTensor& ids, const Tensor& dout, int64_t V);
 
-// ---- lesson 4: positions ----
+// ---- lesson 8: positions ----
 // 04: the sinusoidal table PE (T, C) for positions offset .. offset+T-1.
 Tensor sinusoidal_positions(int64_t T, int64_t C, int64_t offset);
 
@@ -68,12 +68,12 @@ void online_softmax_update(SoftmaxState& state, double score);
 // The state of two blocks of scores, from each block's state.
 SoftmaxState online_softmax_merge(const SoftmaxState& a, const SoftmaxState& b);
 
-// ---- lesson 6: multi-head attention ----
+// ---- lesson 7: multi-head attention ----
 // 10: (B, T, C) -> (B, H, T, D) with D = C / H, and back.
 Tensor split_heads(const Tensor& x, int64_t H);
 Tensor merge_heads(const Tensor& x);
 
-// ---- lesson 7: LayerNorm ----
+// ---- lesson 9: LayerNorm ----
 // 11: (x - mean) / sqrt(var + eps) * w + b over the last axis; var is biased (/C).
 Tensor layer_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, double eps);
 // 12: the gradients of layer_norm_forward with respect to x, w and b.
@@ -82,16 +82,16 @@ struct LayerNormGrads {
 };
 LayerNormGrads layer_norm_backward(const Tensor& x, const Tensor& w, const Tensor& dy, double eps);
 
-// ---- lesson 8: feed-forward ----
+// ---- lesson 10: feed-forward ----
 // 13: GELU, tanh approximation, and its derivative applied to dy.
 Tensor gelu_forward(const Tensor& x);
 Tensor gelu_backward(const Tensor& x, const Tensor& dy);
 
-// ---- lesson 10: the decoder and the KV cache ----
+// ---- lesson 12: the decoder and the KV cache ----
 // 14: appends the new keys and values (B, H, T_new, D) to the cache (B, H, S, D).
 void kv_cache_append(KVCache& cache, const Tensor& k, const Tensor& v);
 
-// ---- lesson 12: the training loop ----
+// ---- lesson 13: the training loop ----
 // 15: warmup then cosine decay, the rate of update `step` (0 = first).
 struct CosineSchedule {
   double lr = 1e-3;          // peak rate
@@ -110,7 +110,7 @@ struct AdamWConfig {
 void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m, std::vector<double>& v,
                 int64_t t, const AdamWConfig& config);
 
-// ---- lesson 13: mixed precision ----
+// ---- lesson 16: mixed precision ----
 // 18: dynamic loss scaling: unscale the gradients, decide whether to step, adjust the scale.
 struct LossScaler {
   double scale = 65536.0;  // S
@@ -128,10 +128,10 @@ bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& gr
 // ops. Each runs your forward without recording a graph and records one op whose backward is
 // yours, exactly as the checker's gradient checks wrap them. Exercises 19-23 build the model from
 // these, so the capstone trains with your softmax, cross-entropy, LayerNorm, GELU and embedding.
-Tensor your_softmax(const Tensor& x);                                          // 05 + 06, last axis
-Tensor your_cross_entropy(const Tensor& logits, const IntTensor& targets);     // 07: (N, V), (N)
+Tensor your_softmax(const Tensor& x);                                                   // 05 + 06, last axis
+Tensor your_cross_entropy(const Tensor& logits, const IntTensor& targets);              // 07: (N, V), (N)
 Tensor your_layer_norm(const Tensor& x, const Tensor& w, const Tensor& b, double eps);  // 11 + 12
-Tensor your_gelu(const Tensor& x);                                             // 13
+Tensor your_gelu(const Tensor& x);                                                      // 13
 Tensor your_embedding(const Tensor& W, const IntTensor& ids);  // W[ids] (ids.shape..., C); 03 backward
 // A tensor's values as doubles, and back into the tensor in its own dtype (for 22's optimizer).
 std::vector<double> values_of(const Tensor& t);

@@ -205,6 +205,32 @@ std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std:
   return render_gnuplot_png(s.str(), png_path, place.width, place.height);
 }
 
+// The head-role table: head_roles for self-attention. For cross-attention (a decoder's queries
+// over an encoder's tokens) previous, first and same token mean nothing, so only each head's row
+// entropy over all source tokens is given.
+static json roles_json(const AttentionMaps& m) {
+  json roles = json::array();
+  if (m.key_labels.empty()) {
+    for (const HeadRole& r : head_roles(m))
+      roles.push_back({{"layer", r.layer},
+                       {"head", r.head},
+                       {"prev", r.prev},
+                       {"first", r.first},
+                       {"same", r.has_same ? json(r.same) : json(nullptr)},
+                       {"entropy", r.entropy}});
+    return roles;
+  }
+  for (int64_t l = 0; l < m.layers(); ++l)
+    for (int64_t h = 0; h < m.heads(); ++h) {
+      double entropy = 0;
+      for (const auto& row : m.weights[l][h])
+        for (double w : row)
+          if (w > 0) entropy -= w * std::log(w);
+      roles.push_back({{"layer", l}, {"head", h}, {"entropy", entropy / static_cast<double>(m.length())}});
+    }
+  return roles;
+}
+
 std::string attention_json(const AttentionMaps& m) {
   json weights = json::array();
   for (const auto& layer : m.weights) {
@@ -220,14 +246,24 @@ std::string attention_json(const AttentionMaps& m) {
     }
     weights.push_back(heads);
   }
-  return json{{"labels", m.labels}, {"key_labels", m.keys()}, {"weights", weights}}.dump(
-      -1, ' ', false, json::error_handler_t::replace);
+  json roles = roles_json(m);
+  for (json& r : roles)
+    for (auto& [key, value] : r.items())
+      if (value.is_number_float()) value = std::round(value.get<double>() * 1e4) / 1e4;
+  return json{{"labels", m.labels},
+              {"key_labels", m.keys()},
+              {"cross", !m.key_labels.empty()},
+              {"roles", roles},
+              {"weights", weights}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// The page: a layer menu, the prompt's tokens, and per head a grid of cells (query rows, key
-// columns) whose shade is the weight. Hovering a token highlights its row in every head and
-// lists where each head looks. Every cell carries its weight in data-w, so a test can read the
-// numbers back from the DOM after the script has built it.
+// The page, in the style of bertviz's views: the heads of one layer as a grid of heat maps with
+// the tokens on both axes (query rows, key columns; darker = more weight), the head-role table
+// beside them, and a "lines" view joining each token to the tokens it attends to. Its words are
+// in English and Chinese; <html lang> picks which show (the course site sets it). Every cell
+// carries its weight in data-w, so a test can read the numbers back from the DOM after the
+// script has built it. Nothing is loaded from anywhere: the data and the script are inside.
 std::string attention_html(const AttentionMaps& m, const std::string& title) {
   std::string data = attention_json(m);
   // Inside <script>, "</" would end the element: JSON allows "<\/" for it.
@@ -236,69 +272,277 @@ std::string attention_html(const AttentionMaps& m, const std::string& title) {
   return R"HTML(<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>attention</title>
 <style>
-body { font-family: sans-serif; margin: 1.5em; }
-#tokens span { display: inline-block; padding: 2px 4px; margin: 1px; border: 1px solid #ccc; cursor: pointer; font-family: monospace; }
-#tokens span.on { background: #fde68a; }
-.head { display: inline-block; vertical-align: top; margin: 0 1.5em 1.5em 0; }
-.grid { display: grid; gap: 1px; background: #eee; }
-.cell { width: 16px; height: 16px; }
-.cell.row { outline: 2px solid #d97706; }
-#where { font-family: monospace; white-space: pre; }
+.ax { font-family: system-ui, "Noto Sans CJK SC", "WenQuanYi Zen Hei", sans-serif; }
+html:lang(zh) .ax .en, html:not(:lang(zh)) .ax .zh { display: none; }
+.ax-help { background: #f8fafc; border: 1px solid #e2e8f0; border-radius: 6px; padding: .3em .9em; line-height: 1.45; font-size: .9em; margin-top: 1em; }
+.ax-help p { margin: .4em 0; }
+.ax-bar { display: flex; flex-wrap: wrap; gap: .4em 1.2em; align-items: center; margin: 1em 0; }
+.ax-bar button { font: inherit; padding: .15em .7em; border: 1px solid #94a3b8; background: white; border-radius: 4px; cursor: pointer; }
+.ax-bar button.on { background: #1e3a8a; color: white; border-color: #1e3a8a; }
+.ax-main { display: grid; grid-template-columns: minmax(0, 1fr) 24em; gap: 1.5em; align-items: start; }
+@media (max-width: 60em) { .ax-main { grid-template-columns: minmax(0, 1fr); } }
+.ax-where { margin-top: 1em; }
+.ax-heads { display: grid; gap: 1.2em 1.6em; }
+.ax-head h3 { margin: 0 0 .3em; font-size: .95em; }
+.ax-head h3 small { font-weight: normal; color: #475569; }
+.grid { display: grid; gap: 1px; background: white; width: max-content; }
+.cell { background: white; box-shadow: 0 0 0 1px #f1f5f9; }
+.cell.row { outline: 2px solid #d97706; outline-offset: -1px; }
+.lab { font-family: ui-monospace, "DejaVu Sans Mono", "WenQuanYi Zen Hei", monospace; color: #334155; background: white;
+       white-space: pre; overflow: hidden; line-height: 1; display: flex; align-items: center; cursor: default; }
+.lab.q { justify-content: flex-end; padding-right: 3px; }
+.lab.k { writing-mode: vertical-rl; text-orientation: upright; justify-content: flex-end; padding-bottom: 3px; }
+.lab.on { background: #fde68a; }
+.ax-roles { border-collapse: collapse; font-size: .85em; }
+.ax-roles th, .ax-roles td { border: 1px solid #e2e8f0; padding: .2em .5em; text-align: right; }
+.ax-roles tr.cur td { background: #eff6ff; }
+.ax-roles tr { cursor: pointer; }
+.ax-roles td.v { background-repeat: no-repeat; }
+.ax-lines text { font: 13px ui-monospace, "DejaVu Sans Mono", "WenQuanYi Zen Hei", monospace; cursor: default; }
+.ax-where { font-family: ui-monospace, monospace; white-space: pre; min-height: 1em; }
+.ax-swatch { display: inline-block; width: .8em; height: .8em; border-radius: 2px; margin-right: .3em; }
 </style></head>
-<body>
-<h1 id="title"></h1>
-<p>Each grid is one head: row = the query token, column = the token it attends to; darker = more
-attention (rows sum to 1). Hover a token to see where every head looks from it.</p>
-<label>layer <select id="layer"></select></label>
-<div id="tokens"></div>
-<div id="heads"></div>
-<div id="where"></div>
+<body><div class="ax">
+<h1 id="ax-title"></h1>
+<div class="ax-bar">
+<span><span class="en">layer</span><span class="zh">层</span> <span id="ax-layers"></span></span>
+<span><span class="en">view</span><span class="zh">视图</span>
+<button id="ax-view-grid" class="on"><span class="en">grids</span><span class="zh">热力图</span></button>
+<button id="ax-view-lines"><span class="en">lines</span><span class="zh">连线</span></button></span>
+<span id="ax-head-pick" hidden><span class="en">heads</span><span class="zh">头</span> <span id="ax-heads-on"></span></span>
+</div>
+<div class="ax-main">
+<div id="ax-left">
+<div id="ax-heads" class="ax-heads"></div>
+<svg id="ax-lines" class="ax-lines" hidden></svg>
+</div>
+<div>
+<table class="ax-roles" id="ax-roles"></table>
+<div id="ax-where" class="ax-where"></div>
+<div class="ax-help">
+<p class="en"><b>How to read it.</b> Each grid is one head of the chosen layer. A row is the token
+that looks (the query), a column the token it looks at (the key); the darker the cell, the more
+weight, and every row sums to 1. <span class="self">A GPT sees only the tokens before it, so the part
+above the diagonal is empty. A stripe just below the diagonal is a head that looks at the previous
+token; a dark first column, a head that rests on the first token; pale, spread-out rows, a head
+that averages (high entropy).</span><span class="cross">Rows are the decoder's output tokens, columns
+the source tokens it reads through cross-attention; a model that learned to reverse its input
+looks along the anti-diagonal.</span></p>
+<p class="en"><span class="self">The table measures each head: <i>prev</i> is its mean weight on the
+previous token, <i>first</i> on the first token, <i>same</i> on earlier copies of the current token,
+<i>entropy</i> the spread of a row in nats (0: all on one token).</span><span class="cross">The table
+gives each head's <i>entropy</i>, the spread of a row in nats (0: all on one token).</span> <i>Lines</i> joins every token on the left to the
+tokens it attends to on the right, bolder for more weight, one colour per head; hover a token to
+see only its lines. Hover a label in a grid to mark its row in every head.</p>
+<p class="zh"><b>怎么看。</b>每张热力图是所选层的一个头。行是发出查看的词元（查询），列是被查看的词元（键）；
+格子越深，权重越大，每一行加起来等于 1。<span class="self">GPT 只能看到它之前的词元，所以对角线以上是空的。
+紧贴对角线下方的一条斜线，是看前一个词元的头；第一列很深，是停在第一个词元上的头；整行都很淡、很分散，是在求平均的头（熵高）。</span><span class="cross">行是解码器输出的词元，列是它通过交叉注意力读取的源序列词元；学会了反转输入的模型沿着反对角线看。</span></p>
+<p class="zh"><span class="self">表格给每个头量了几个数：<i>prev</i> 是它放在前一个词元上的平均权重，<i>first</i> 是放在第一个词元上的，
+<i>same</i> 是放在当前词元更早的相同副本上的，<i>entropy</i> 是一行权重的分散程度（单位奈特，0 表示全部落在一个词元上）。</span><span class="cross">表格给出每个头的
+<i>entropy</i>：一行权重的分散程度（单位奈特，0 表示全部落在一个词元上）。</span>
+<i>连线</i>视图把左边每个词元和它关注的右边词元连起来，权重越大线越粗，每个头一种颜色；把鼠标停在一个词元上，只看它的连线。
+把鼠标停在热力图的标签上，会在每个头里标出这一行。</p>
+</div>
+</div>
+</div>
 <script id="data" type="application/json">)HTML" +
          data + R"HTML(</script>
 <script>
+(function () {
+'use strict';
 const data = JSON.parse(document.getElementById('data').textContent);
-document.getElementById('title').textContent = )HTML" +
+document.getElementById('ax-title').textContent = )HTML" +
          safe_title + R"HTML(;
 const T = data.labels.length, S = data.key_labels.length, L = data.weights.length, H = data.weights[0].length;
-const menu = document.getElementById('layer');
-for (let l = 0; l < L; l++) { const o = document.createElement('option'); o.value = l; o.textContent = 'layer ' + l; menu.appendChild(o); }
-const tokens = document.getElementById('tokens');
-data.labels.forEach((s, q) => {
-  const t = document.createElement('span'); t.textContent = s; t.dataset.q = q;
-  t.addEventListener('mouseenter', () => show(q)); tokens.appendChild(t);
-});
-function draw() {
-  const l = +menu.value, heads = document.getElementById('heads');
+document.querySelectorAll('.ax-help .' + (data.cross ? 'self' : 'cross')).forEach(e => e.remove());
+const colours = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#db2777', '#0891b2', '#65a30d'];
+const colour = h => colours[h % colours.length];
+// Cross-attention's alignment forms in the later layers: its last layer is shown first.
+let layer = data.cross ? L - 1 : 0, view = 'grid';
+const headsOn = new Array(H).fill(true);
+// One cell size for every grid, so the heads line up: as many maps side by side as fit the width
+// with cells of at least 10 pixels (26 at most), else one map a row.
+const longest = labels => Math.max(...labels.map(s => [...s].length));
+const labelSpace = Math.min(90, 14 + 10 * longest(data.labels)), topSpace = Math.min(90, 14 + 10 * longest(data.key_labels));
+const gap = 26;
+let cell = 11, perRow = 1;
+function layout() {
+  const room = document.getElementById('ax-left').clientWidth || 900;
+  for (perRow = Math.min(H, 4); perRow >= 1; perRow--) {
+    cell = Math.floor(((room - (perRow - 1) * gap) / perRow - labelSpace) / Math.max(S, 1)) - 1;
+    if (cell >= 10 || perRow === 1) break;
+  }
+  cell = Math.max(8, Math.min(26, cell));
+}
+
+// White (0) to dark blue (1).
+function shade(w) {
+  const mix = (a, b) => Math.round(a + (b - a) * Math.max(0, Math.min(1, w)));
+  return 'rgb(' + mix(255, 8) + ', ' + mix(255, 48) + ', ' + mix(255, 107) + ')';
+}
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function button(text, on, click) { const b = el('button', on ? 'on' : '', text); b.addEventListener('click', click); return b; }
+
+function drawLayerButtons() {
+  const box = document.getElementById('ax-layers');
+  box.innerHTML = '';
+  for (let l = 0; l < L; l++) box.appendChild(button(String(l), l === layer, () => { layer = l; draw(); }));
+}
+
+// The heads of the chosen layer, a grid of maps; each map a CSS grid: a corner, the key labels
+// along the top, then per query its label and its S cells.
+function drawGrids() {
+  const heads = document.getElementById('ax-heads');
   heads.innerHTML = '';
+  layout();
+  const labelFont = Math.max(8, Math.min(13, cell - 1));
+  heads.style.gridTemplateColumns = 'repeat(' + perRow + ', max-content)';
+  heads.style.columnGap = gap + 'px';
   for (let h = 0; h < H; h++) {
-    const box = document.createElement('div'); box.className = 'head';
-    box.innerHTML = '<div>head ' + h + '</div>';
-    const grid = document.createElement('div'); grid.className = 'grid';
-    grid.style.gridTemplateColumns = 'repeat(' + S + ', 16px)';
-    for (let q = 0; q < T; q++) for (let k = 0; k < S; k++) {
-      const w = data.weights[l][h][q][k], c = document.createElement('div');
-      c.className = 'cell'; c.dataset.layer = l; c.dataset.head = h; c.dataset.q = q; c.dataset.k = k;
-      c.dataset.w = w.toFixed(6); c.title = data.labels[q] + ' -> ' + data.key_labels[k] + ': ' + w.toFixed(3);
-      c.style.background = 'rgba(8, 48, 107, ' + w + ')'; grid.appendChild(c);
+    const box = el('div', 'ax-head'), title = el('h3', '', (document.documentElement.lang === 'zh' ? '头 ' : 'head ') + h + ' ');
+    const r = data.roles.find(x => x.layer === layer && x.head === h);
+    if (r) title.appendChild(el('small', '', roleSummary(r)));
+    box.appendChild(title);
+    const grid = el('div', 'grid');
+    grid.style.gridTemplateColumns = labelSpace + 'px repeat(' + S + ', ' + cell + 'px)';
+    grid.style.gridTemplateRows = topSpace + 'px repeat(' + T + ', ' + cell + 'px)';
+    grid.style.fontSize = labelFont + 'px';
+    grid.appendChild(el('div', 'lab'));
+    data.key_labels.forEach((s, k) => { const d = el('div', 'lab k', s); d.dataset.k = k; grid.appendChild(d); });
+    for (let q = 0; q < T; q++) {
+      const lab = el('div', 'lab q', data.labels[q]);
+      lab.dataset.q = q;
+      lab.addEventListener('mouseenter', () => where(q));
+      grid.appendChild(lab);
+      for (let k = 0; k < S; k++) {
+        const w = data.weights[layer][h][q][k], c = document.createElement('div');
+        c.className = 'cell'; c.dataset.layer = layer; c.dataset.head = h; c.dataset.q = q; c.dataset.k = k;
+        c.dataset.w = w.toFixed(6); c.title = data.labels[q] + ' → ' + data.key_labels[k] + ': ' + w.toFixed(3);
+        c.style.background = shade(w);
+        grid.appendChild(c);
+      }
     }
-    box.appendChild(grid); heads.appendChild(box);
+    box.appendChild(grid);
+    heads.appendChild(box);
   }
 }
-function show(q) {
-  const l = +menu.value;
-  document.querySelectorAll('#tokens span').forEach(t => t.classList.toggle('on', +t.dataset.q === q));
-  document.querySelectorAll('.cell').forEach(c => c.classList.toggle('row', +c.dataset.q === q));
-  let text = 'from "' + data.labels[q] + '" (layer ' + l + '):\n';
+
+// The lines view (as bertviz's head view): queries on the left, keys on the right, a line per
+// (query, key) of every chosen head, as opaque as the weight.
+function drawLines() {
+  const svg = document.getElementById('ax-lines'), ns = 'http://www.w3.org/2000/svg', row = 20;
+  const height = Math.max(T, S) * row + 20, textWidth = Math.max(60, labelSpace + 10), gap = 180;
+  const xl = textWidth, xr = textWidth + gap;
+  svg.setAttribute('width', 2 * textWidth + gap + 10);
+  svg.setAttribute('height', height);
+  svg.innerHTML = '';
+  const lines = [];
   for (let h = 0; h < H; h++) {
-    const row = data.weights[l][h][q].map((w, k) => [w, k]).sort((a, b) => b[0] - a[0]).slice(0, 3);
-    text += '  head ' + h + ': ' + row.map(p => '"' + data.key_labels[p[1]] + '" ' + p[0].toFixed(2)).join(', ') + '\n';
+    if (!headsOn[h]) continue;
+    for (let q = 0; q < T; q++) for (let k = 0; k < S; k++) {
+      const w = data.weights[layer][h][q][k];
+      if (w < 0.02) continue;
+      const line = document.createElementNS(ns, 'line');
+      line.setAttribute('x1', xl + 4); line.setAttribute('y1', 14 + q * row);
+      line.setAttribute('x2', xr - 4); line.setAttribute('y2', 14 + k * row);
+      line.setAttribute('stroke', colour(h)); line.setAttribute('stroke-opacity', w);
+      line.setAttribute('stroke-width', 1 + 3 * w);
+      line.dataset.q = q; line.dataset.k = k;
+      svg.appendChild(line); lines.push(line);
+    }
   }
-  document.getElementById('where').textContent = text;
+  const show = (key, i) => lines.forEach(l => l.style.display = (i === null || +l.dataset[key] === i) ? '' : 'none');
+  const label = (s, x, y, anchor, key, i) => {
+    const t = document.createElementNS(ns, 'text');
+    t.textContent = s; t.setAttribute('x', x); t.setAttribute('y', y); t.setAttribute('text-anchor', anchor);
+    t.addEventListener('mouseenter', () => { show(key, i); if (key === 'q') where(i); });
+    t.addEventListener('mouseleave', () => show(key, null));
+    svg.appendChild(t);
+  };
+  data.labels.forEach((s, q) => label(s, xl - 2, 18 + q * row, 'end', 'q', q));
+  data.key_labels.forEach((s, k) => label(s, xr + 2, 18 + k * row, 'start', 'k', k));
 }
-menu.addEventListener('change', draw);
+
+// A head's measures under its title: "prev 0.81 · first 0.05 · entropy 0.62".
+function roleSummary(r) {
+  const parts = [];
+  for (const key of ['prev', 'first', 'same', 'induction', 'entropy'])
+    if (typeof r[key] === 'number') parts.push(key + ' ' + r[key].toFixed(2));
+  return parts.join(' · ');
+}
+
+// The role table: every head of every layer; the chosen layer's rows marked, a click chooses a
+// layer. A column for each measure the data holds (an induction score too, when given).
+function drawRoles() {
+  const table = document.getElementById('ax-roles');
+  const keys = ['prev', 'first', 'same', 'induction', 'entropy'].filter(k => data.roles.some(r => k in r));
+  table.innerHTML = '';
+  const head = el('tr');
+  ['layer', 'head'].concat(keys).forEach(k => head.appendChild(el('th', '', k)));
+  table.appendChild(head);
+  const maxEntropy = Math.log(S);
+  for (const r of data.roles) {
+    const tr = el('tr', r.layer === layer ? 'cur' : '');
+    tr.appendChild(el('td', '', r.layer));
+    const h = el('td');
+    const sw = el('span', 'ax-swatch'); sw.style.background = colour(r.head);
+    h.appendChild(sw); h.appendChild(document.createTextNode(r.head)); tr.appendChild(h);
+    for (const k of keys) {
+      const v = r[k], td = el('td', 'v', typeof v === 'number' ? v.toFixed(3) : '–');
+      if (typeof v === 'number') {
+        const share = Math.max(0, Math.min(1, k === 'entropy' ? v / maxEntropy : v));
+        td.style.backgroundImage = 'linear-gradient(to right, ' + (k === 'entropy' ? '#e9d5ff' : '#bfdbfe') + ' ' + (100 * share) + '%, transparent ' + (100 * share) + '%)';
+      }
+      tr.appendChild(td);
+    }
+    tr.addEventListener('click', () => { layer = r.layer; draw(); });
+    table.appendChild(tr);
+  }
+}
+
+function drawHeadPicker() {
+  const box = document.getElementById('ax-heads-on');
+  box.innerHTML = '';
+  for (let h = 0; h < H; h++) {
+    const b = button(String(h), headsOn[h], () => { headsOn[h] = !headsOn[h]; draw(); });
+    if (headsOn[h]) { b.style.background = colour(h); b.style.borderColor = colour(h); }
+    box.appendChild(b);
+  }
+}
+
+// Where every head of the layer looks from query q: its three largest weights.
+function where(q) {
+  document.querySelectorAll('.lab.q').forEach(e => e.classList.toggle('on', +e.dataset.q === q));
+  document.querySelectorAll('.cell').forEach(c => c.classList.toggle('row', +c.dataset.q === q));
+  let text = '"' + data.labels[q] + '" (layer ' + layer + '):\n';
+  for (let h = 0; h < H; h++) {
+    const top = data.weights[layer][h][q].map((w, k) => [w, k]).sort((a, b) => b[0] - a[0]).slice(0, 3);
+    text += '  head ' + h + ': ' + top.map(p => '"' + data.key_labels[p[1]] + '" ' + p[0].toFixed(2)).join(', ') + '\n';
+  }
+  document.getElementById('ax-where').textContent = text;
+}
+
+function draw() {
+  drawLayerButtons();
+  document.getElementById('ax-view-grid').classList.toggle('on', view === 'grid');
+  document.getElementById('ax-view-lines').classList.toggle('on', view === 'lines');
+  document.getElementById('ax-heads').hidden = view !== 'grid';
+  document.getElementById('ax-lines').hidden = view !== 'lines';
+  document.getElementById('ax-head-pick').hidden = view !== 'lines';
+  if (view === 'grid') drawGrids(); else { drawHeadPicker(); drawLines(); }
+  drawRoles();
+}
+document.getElementById('ax-view-grid').addEventListener('click', () => { view = 'grid'; draw(); });
+document.getElementById('ax-view-lines').addEventListener('click', () => { view = 'lines'; draw(); });
 draw();
+})();
 </script>
-</body></html>
+</div></body></html>
 )HTML";
 }
 

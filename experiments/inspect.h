@@ -68,8 +68,11 @@ AttentionLayout attention_layout(int64_t heads, int64_t queries, int64_t keys);
 std::string draw_attention_png(const AttentionMaps& m, int64_t layer, const std::string& png_path,
                                const std::string& title);
 
-// The maps as JSON {"labels": [...], "weights": [layer][head][q][k]} (6 decimals), and the page:
-// no network, no external script or font; the data is inside it.
+// The maps as JSON {"labels": [...], "key_labels": [...], "cross": bool, "roles": [{"layer", "head",
+// "prev", "first", "same" (null when no token repeats), "entropy"}], "weights": [layer][head][q][k]}
+// (weights to 6 decimals, roles to 4; cross-attention's roles hold the entropy only). A measure
+// added to HeadRole belongs in "roles" too: the page shows a column for every measure it finds
+// there (it already knows "induction").
 std::string attention_json(const AttentionMaps& m);
 class Task;
 
@@ -84,6 +87,9 @@ struct CrossAttentionReport {
   AttentionMaps first;  // the first example: <bos> + target against the source
 };
 CrossAttentionReport cross_attention_report(Task& task, int64_t max_examples);
+// The page (the attention explorer): the heads of a layer as heat maps with the tokens on both
+// axes, the role table beside them, a "lines" view and how to read them, in English and Chinese
+// (<html lang> picks). No network, no external script or font; the data is inside it.
 std::string attention_html(const AttentionMaps& m, const std::string& title);
 
 }  // namespace sf

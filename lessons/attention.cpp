@@ -11,8 +11,8 @@
 #include "autograd/ops.h"
 #include "autograd/xtensor.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/attention.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -174,6 +174,12 @@ AttentionResult run_lesson_attention(std::ostream& out) {
       << tr(out, " for such a row;\n  padded query rows are junk either way, and the loss skips those positions\n",
             "；\n  反正填充位置的查询行都是无用的，损失函数会跳过这些位置\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_attention() {
+  return {"attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
+          "手算注意力：我 / 喜欢 / 苹果，再加因果掩码和填充掩码", printing(run_lesson_attention)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 19: what attention costs. The score matrix has T x T entries per head, so attention's
+// Lesson 20: what attention costs. The score matrix has T x T entries per head, so attention's
 // time and memory grow with T^2 while the linear layers' grow with T. The lesson counts both,
 // measures sf::attention's forward + backward against the block's linear layers at the default
 // model's width, and finds where attention takes over. Text: attention_cost.md.
@@ -11,10 +11,10 @@
 
 #include "autograd/attention.h"
 #include "autograd/ops.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/attention_cost.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -181,5 +181,13 @@ AttentionCostResult run_lesson_attention_cost(std::ostream& out, const Attention
 }
 
 AttentionCostResult run_lesson_attention_cost(std::ostream& out) { return run_lesson_attention_cost(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_attention_cost() {
+  return {"attention-cost", "What attention costs: T x T scores, memory and time against T, measured",
+          "注意力的代价：T x T 的分数矩阵，内存和时间随 T 的变化，实测",
+          printing([](std::ostream& out) { return run_lesson_attention_cost(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

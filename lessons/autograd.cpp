@@ -1,4 +1,4 @@
-// Lesson 1: autograd by hand. A three-input expression, its graph, its gradients by the chain
+// Lesson 2: autograd by hand. A three-input expression, its graph, its gradients by the chain
 // rule, by the engine, and by finite differences. Text: autograd.md.
 #include <cmath>
 #include <ostream>
@@ -6,7 +6,7 @@
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/autograd.h"
 
 namespace sf::lessons {
 
@@ -101,6 +101,12 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
             "\n  （中心差分的截断误差约为 h^2 = 1e-12 乘以三阶导数，\n"
             "   再加上约 1e-16 / h = 1e-10 的舍入误差）\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_autograd() {
+  return {"autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
+          "手写自动微分：标量计算图、链式法则、有限差分", printing(run_lesson_autograd)};
 }
 
 }  // namespace sf::lessons

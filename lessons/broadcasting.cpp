@@ -1,4 +1,4 @@
-// Lesson 2: tensors, broadcasting and gradcheck. Why the backward of a broadcasting op must sum
+// Lesson 3: tensors, broadcasting and gradcheck. Why the backward of a broadcasting op must sum
 // the gradient back down to each input's shape, and how gradcheck catches a backward that is
 // wrong. Text: broadcasting.md.
 #include <ostream>
@@ -7,7 +7,7 @@
 #include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/broadcasting.h"
 
 namespace sf::lessons {
 
@@ -98,6 +98,12 @@ BroadcastingResult run_lesson_broadcasting(std::ostream& out) {
   r.buggy_analytic = bad.analytic;
   r.buggy_numeric = bad.numeric;
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_broadcasting() {
+  return {"broadcasting", "Tensors, broadcasting and gradcheck: why backward reduces",
+          "张量、广播与 gradcheck：反向传播为什么要求和", printing(run_lesson_broadcasting)};
 }
 
 }  // namespace sf::lessons

@@ -19,9 +19,9 @@
 #include "experiments/progress.h"
 #include "nn/sampling.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
-#include "lessons/stage_model.h"
+#include "lessons/build_gpt.h"
+#include "lessons/common/pictures.h"
+#include "lessons/common/stage_model.h"
 #include "nn/gpt.h"
 #include "nn/init.h"
 #include "optim/adam.h"
@@ -263,6 +263,14 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out) {
   BuildGptOptions opt;
   if (const char* corpus = std::getenv("SF_LESSON_CORPUS"); corpus && *corpus) opt.corpus = corpus;
   return run_lesson_build_gpt(out, opt);
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_build_gpt() {
+  return {"build-gpt", "Let's build a GPT: bigram, one head, heads, FFN, residual+LN, N blocks, trained",
+          "一步一步搭出 GPT：二元组表、一个头、多个头、前馈、残差与 LN、N 个块，逐个训练",
+          printing([](std::ostream& out) { return run_lesson_build_gpt(out); }),
+          /*slow=*/true};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 10: the decoder block. Causal self-attention over the target so far, cross-attention
+// Lesson 12: the decoder block. Causal self-attention over the target so far, cross-attention
 // to the encoder's memory, and the KV cache that makes generation cheap.
 // Text: decoder.md.
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/decoder.h"
 #include "nn/transformer.h"
 
 namespace sf::lessons {
@@ -145,6 +145,12 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
             "T^2 / 2 次词元计算，而不是 T 次；缓存用内存换时间：\n"
             "自注意力的键和值共占 2 * L * T * C 个数。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_decoder() {
+  return {"decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
+          "解码器块：因果自注意力、交叉注意力、KV 缓存", printing(run_lesson_decoder)};
 }
 
 }  // namespace sf::lessons

@@ -1,11 +1,11 @@
-// Lesson 3: token embeddings. Looking up rows of a table is the same as multiplying a one-hot
+// Lesson 4: token embeddings. Looking up rows of a table is the same as multiplying a one-hot
 // matrix by it, and its gradient is a scatter-add into the rows that were used.
 // Text: embeddings.md.
 #include <ostream>
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/embeddings.h"
 
 namespace sf::lessons {
 
@@ -74,6 +74,12 @@ EmbeddingsResult run_lesson_embeddings(std::ostream& out) {
       << tr(out, "  one-hot matmul does T*V*C = ", "  独热矩阵乘法要做 T*V*C = ") << r.onehot_mults
       << tr(out, " multiply-adds, almost all by 0\n", " 次乘加，几乎全是乘以 0\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_embeddings() {
+  return {"embeddings", "Token embeddings: a lookup is a one-hot matmul, its gradient a scatter-add",
+          "词嵌入：查表就是独热矩阵乘法，梯度是散射累加", printing(run_lesson_embeddings)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 9: the encoder block. Two residual sublayers (attention, feed-forward), the norms of
+// Lesson 11: the encoder block. Two residual sublayers (attention, feed-forward), the norms of
 // the hidden state after each, and why the residual path keeps gradients alive.
 // Text: encoder.md.
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/encoder.h"
 #include "nn/blocks.h"
 #include "nn/init.h"
 
@@ -116,6 +116,12 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
             "初始权重很小，每个块一开始都接近恒等映射，残差流几乎原样通过，\n"
             "训练再一点点把每个修正量养大。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_encoder() {
+  return {"encoder", "Encoder block: residual paths, hidden-state norms per sublayer",
+          "编码器块：残差连接、每个子层之后的隐藏状态范数", printing(run_lesson_encoder)};
 }
 
 }  // namespace sf::lessons

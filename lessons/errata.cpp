@@ -1,4 +1,4 @@
-// Lesson 17: errata (勘误). The course grew out of three Chinese articles on attention
+// Lesson 26: errata (勘误). The course grew out of three Chinese articles on attention
 // (articles 000, 003 and 004). Their worked examples, recomputed with the framework: which
 // numbers are only illustrative, which are wrong, and what the right ones are.
 // Steps 8-10 (a GPT trained with article 004's mask bug) are in errata_mask.cpp.
@@ -13,7 +13,6 @@
 #include "experiments/progress.h"
 #include "lessons/errata.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
 #include "nn/attention.h"
 #include "nn/blocks.h"
 #include "nn/gpt.h"
@@ -236,14 +235,14 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
   }
   out << "\n"
       << tr(out,
-            "With d_k = d_model / h (articles 000 and 004, lesson 6) the heads split d_model:\n"
+            "With d_k = d_model / h (articles 000 and 004, lesson 7) the heads split d_model:\n"
             "concatenated they are d_model wide again, and multi-head attention costs what one\n"
             "head of full width would. Heads of d_model values each, reduced by W_O, cost h times\n"
-            "as much. Article 000's 2.36M for d_model 768, h 12 is right (lesson 6: 2,359,296).\n"
+            "as much. Article 000's 2.36M for d_model 768, h 12 is right (lesson 7: 2,359,296).\n"
             "(A uniform row is 1/3 each: 0.33 three times sums to 0.99.)\n",
-            "按 d_k = d_model / h（文章 000、004 和第 6 课），各个头瓜分 d_model：拼接后又是\n"
+            "按 d_k = d_model / h（文章 000、004 和第 7 课），各个头瓜分 d_model：拼接后又是\n"
             "d_model 维，多头注意力的开销与一个全宽的单头相同。每个头都输出 d_model 维、再由 W_O\n"
-            "压缩，开销是 h 倍。文章 000 给出的约 2.36M（d_model 768、h 12）是对的（第 6 课：\n"
+            "压缩，开销是 h 倍。文章 000 给出的约 2.36M（d_model 768、h 12）是对的（第 7 课：\n"
             "2,359,296）。（均匀分布每项是 1/3：三个 0.33 加起来只有 0.99。）\n");
 
   heading(out, 5, "Article 004's encoder layer is Pre-LN, without saying so",
@@ -283,11 +282,11 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "The two are different functions: Post-LN ends each layer with a LayerNorm (std 1 per\n"
             "token), Pre-LN leaves the residual stream unnormalised and needs a final ln_f. The\n"
             "original Transformer and BERT are Post-LN; 004's code is the GPT-2 layout. Its own\n"
-            "troubleshooting list recommends Pre-LN for stability (lesson 11 shows why), which\n"
+            "troubleshooting list recommends Pre-LN for stability (lesson 15 shows why), which\n"
             "is right, but its \"encoder layer\" is one of the two choices, not the definition.\n",
             "这是两个不同的函数：Post-LN 在每层末尾做一次层归一化（每个词元标准差为 1），Pre-LN\n"
             "不归一化残差流，最后要再加一个 ln_f。原始 Transformer 和 BERT 都是 Post-LN；004 的\n"
-            "代码是 GPT-2 的布局。它自己在排错清单里推荐用 Pre-LN 求稳定（原因见第 11 课），这没有\n"
+            "代码是 GPT-2 的布局。它自己在排错清单里推荐用 Pre-LN 求稳定（原因见第 15 课），这没有\n"
             "错，但它给出的“编码器层”只是两种选择之一，并不是定义。\n");
 
   heading(out, 6, "Article 004 computes norm1(x) three times", "文章 004 把 norm1(x) 算了三遍");
@@ -331,6 +330,13 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "masked_fill 返回一个新张量（PyTorch 里也是这样，原地修改的是 masked_fill_）。不赋值的话，\n"
             "掩码什么也没改变，我 会关注到 喜欢 和 苹果，也就是未来。文章自己的注意力函数写对了：\n"
             "scores = scores.masked_fill(...)。\n");
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_errata() {
+  return {"errata", "Errata: the source articles' examples recomputed, and a GPT trained without its mask",
+          "勘误：重算源文章的例子，再训练一个丢了掩码的 GPT", printing(run_lesson_errata),
+          /*slow=*/true};
 }
 
 }  // namespace sf::lessons

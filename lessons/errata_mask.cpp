@@ -1,4 +1,4 @@
-// Lesson 17, steps 8-10 (the model and its training loop are in errata.cpp, whose excerpts
+// Lesson 26, steps 8-10 (the model and its training loop are in errata.cpp, whose excerpts
 // the text shows): article 004's mask snippet `scores.masked_fill(mask == 0, -inf)` throws
 // its result away, so the causal mask is never applied. Two small GPTs train on Tiny
 // Shakespeare with the same weights, batches and optimizer: one with the causal mask, one with
@@ -16,7 +16,6 @@
 #include "data/tiny_shakespeare.h"
 #include "lessons/errata.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
 #include "nn/gpt.h"
 
 namespace sf::lessons {
@@ -157,7 +156,8 @@ const LeakRun& leak_run() {
       else if (!w.empty()) words.insert(w), w.clear();
     }
     LeakRun r;
-    std::cerr << "lesson 17: training a GPT with the causal mask, then one without it (" << kSteps << " steps each)\n";
+    std::cerr << "lesson errata: training a GPT with the causal mask, then one without it (" << kSteps
+              << " steps each)\n";
     r.correct = train_one(false, train, val, tok, words, &r.params);
     r.leaky = train_one(true, train, val, tok, words, &r.params);
     return r;

@@ -12,10 +12,10 @@
 
 #include "autograd/errors.h"
 #include "autograd/ops.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/extrapolation.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -100,8 +100,8 @@ const Trained& trained(const ExtrapolationOptions& o) {
   Trained r;
   const auto& vs = variants(o.long_length);
   const int64_t total_steps = static_cast<int64_t>(vs.size() + 1) * o.training.steps;
-  std::cerr << "lesson 24: training " << vs.size() + 1 << " GPTs on windows of " << o.training.block_size << " ("
-            << o.training.steps << " steps each)\n";
+  std::cerr << "lesson extrapolation: training " << vs.size() + 1 << " GPTs on windows of " << o.training.block_size
+            << " (" << o.training.steps << " steps each)\n";
   Progress progress = lesson_progress(total_steps);
   {  // learned positions with a table as long as the training windows, then asked for more
     GPT model(position_model(corpus.vocab_size, PosEncoding::learned, o.training.block_size));
@@ -189,5 +189,14 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
 }
 
 ExtrapolationResult run_lesson_extrapolation(std::ostream& out) { return run_lesson_extrapolation(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_extrapolation() {
+  return {"extrapolation",
+          "Positions past the training length: learned, sinusoidal, RoPE, ALiBi trained on 64, scored to 256",
+          "超出训练长度的位置：可学习、正弦、RoPE、ALiBi 在 64 上训练，在 256 上评估",
+          printing([](std::ostream& out) { return run_lesson_extrapolation(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

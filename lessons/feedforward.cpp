@@ -1,12 +1,12 @@
-// Lesson 8: the position-wise feed-forward network, and GELU versus ReLU.
+// Lesson 10: the position-wise feed-forward network, and GELU versus ReLU.
 // Text: feedforward.md.
 #include <cmath>
 #include <ostream>
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/feedforward.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -127,6 +127,12 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
       << tr(out, "a ReLU unit whose input is negative for every token gets no gradient at all and stays dead.\n",
             "如果某个 ReLU 单元对所有词元的输入都是负的，它就完全得不到梯度，一直“死”下去。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_feedforward() {
+  return {"feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion", "前馈网络：GELU 与 ReLU、4 倍扩展",
+          printing(run_lesson_feedforward)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 25: how many heads. The same width (C = 128) split into 1, 2, 4 and 8 heads of size
+// Lesson 19: how many heads. The same width (C = 128) split into 1, 2, 4 and 8 heads of size
 // 128, 64, 32 and 16: the same parameters, the same budget. The lesson prints each model's val
 // loss and what its heads attend to, measured with experiments/inspect.h over val windows: the
 // share on the previous token, on the first token, on earlier copies of the current token, and
@@ -12,10 +12,10 @@
 #include <ostream>
 #include <sstream>
 
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/heads.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -72,8 +72,8 @@ const Trained& trained(const HeadsOptions& o) {
   if (auto it = done.find(key.str()); it != done.end()) return it->second;
   const CharCorpus& corpus = shakespeare_chars();
   Trained r;
-  std::cerr << "lesson 25: training " << o.heads.size() << " GPTs of width 128 with 1 to 8 heads (" << o.training.steps
-            << " steps each)\n";
+  std::cerr << "lesson heads: training " << o.heads.size() << " GPTs of width 128 with 1 to 8 heads ("
+            << o.training.steps << " steps each)\n";
   Progress progress = lesson_progress(static_cast<int64_t>(o.heads.size()) * o.training.steps);
   for (size_t i = 0; i < o.heads.size(); ++i) {
     GPT model(heads_model(corpus.vocab_size, o.training.block_size, o.heads[i]));
@@ -149,5 +149,13 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
 }
 
 HeadsResult run_lesson_heads(std::ostream& out) { return run_lesson_heads(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_heads() {
+  return {"heads", "How many heads: one width as 1, 2, 4, 8 heads; val loss and what the heads attend to",
+          "多少个头：同一宽度拆成 1、2、4、8 个头；验证损失与各个头在看什么",
+          printing([](std::ostream& out) { return run_lesson_heads(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 15: looking inside a trained transformer. The lesson trains the default experiment
+// Lesson 18: looking inside a trained transformer. The lesson trains the default experiment
 // (configs/default.json: a character-level GPT on Tiny Shakespeare) and the reverse task
 // (configs/reverse.json: an encoder-decoder), exactly as `scratchformer train` would, then looks
 // at them with the inspect tools (experiments/inspect.h): every head's role measured on held-out
@@ -21,8 +21,8 @@
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/inside.h"
+#include "lessons/common/pictures.h"
 
 namespace fs = std::filesystem;
 
@@ -182,5 +182,13 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
 }
 
 InsideResult run_lesson_inside(std::ostream& out) { return run_lesson_inside(out, InsideOptions{}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_inside() {
+  return {"inside", "Looking inside a trained transformer: head roles, heat maps, cross-attention",
+          "看进训练好的 transformer：注意力头的分工、热图、交叉注意力",
+          printing([](std::ostream& out) { return run_lesson_inside(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "autograd/ops.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/kv_cache.h"
 #include "nn/gpt.h"
 #include "nn/sampling.h"
 
@@ -186,5 +186,13 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
 }
 
 KvCacheResult run_lesson_kv_cache(std::ostream& out) { return run_lesson_kv_cache(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_kv_cache() {
+  return {"kv-cache", "The KV cache's memory: bytes per token for MHA, GQA, MQA; sampling with and without it",
+          "KV 缓存的内存：MHA、GQA、MQA 每个词元的字节数；有无缓存的采样速度",
+          printing([](std::ostream& out) { return run_lesson_kv_cache(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 7: LayerNorm. Statistics per token, what it does to scale, and its gradient.
+// Lesson 9: LayerNorm. Statistics per token, what it does to scale, and its gradient.
 // Text: layernorm.md.
 #include <cmath>
 #include <ostream>
@@ -6,7 +6,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/layernorm.h"
 
 namespace sf::lessons {
 
@@ -113,6 +113,12 @@ LayerNormResult run_lesson_layernorm(std::ostream& out) {
   out << (check.ok ? tr(out, "pass", "通过") : tr(out, "FAIL", "失败")) << tr(out, ": ", "：") << check.checked
       << tr(out, " Jacobian entries of x, gamma and beta\n", " 个雅可比元素，覆盖 x、gamma 和 beta\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_layernorm() {
+  return {"layernorm", "LayerNorm: statistics per token, scale invariance, its gradient",
+          "层归一化：逐词元统计、尺度不变性、它的梯度", printing(run_lesson_layernorm)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,5 @@
-// lesson.cpp: the registry of lessons and the printing helpers they share.
+// lesson.cpp: finding and listing the lessons (their order is course.cpp's), and the printing
+// helpers they share.
 #include "lessons/lesson.h"
 
 #include <algorithm>
@@ -11,82 +12,7 @@
 
 #include "autograd/errors.h"
 
-#include "lessons/lesson_functions.h"
-
 namespace sf::lessons {
-
-// Wraps a lesson function that returns its key numbers into one that only prints.
-template <class F>
-static std::function<void(std::ostream&)> printing(F f) {
-  return [f](std::ostream& out) { (void)f(out); };
-}
-
-const std::vector<Lesson>& all_lessons() {
-  static const std::vector<Lesson> lessons = {
-      {1, "autograd", "Autograd by hand: a scalar graph, the chain rule, finite differences",
-       "手写自动微分：标量计算图、链式法则、有限差分", "autograd", printing(run_lesson_autograd)},
-      {2, "broadcasting", "Tensors, broadcasting and gradcheck: why backward reduces",
-       "张量、广播与 gradcheck：反向传播为什么要求和", "broadcasting", printing(run_lesson_broadcasting)},
-      {3, "embeddings", "Token embeddings: a lookup is a one-hot matmul, its gradient a scatter-add",
-       "词嵌入：查表就是独热矩阵乘法，梯度是散射累加", "embeddings", printing(run_lesson_embeddings)},
-      {4, "positions", "Positional encoding: sinusoids, learned, RoPE, ALiBi; why order matters",
-       "位置编码：正弦、可学习、RoPE、ALiBi；顺序为什么重要", "positions", printing(run_lesson_positions)},
-      {5, "attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
-       "手算注意力：我 / 喜欢 / 苹果，再加因果掩码和填充掩码", "attention", printing(run_lesson_attention)},
-      {6, "multihead", "Multi-head attention: split and merge, 2,359,296 weights, per-head heat maps",
-       "多头注意力：拆分与合并、2,359,296 个权重、每个头的热力图", "multihead", printing(run_lesson_multihead)},
-      {7, "layernorm", "LayerNorm: statistics per token, scale invariance, its gradient",
-       "层归一化：逐词元统计、尺度不变性、它的梯度", "layernorm", printing(run_lesson_layernorm)},
-      {8, "feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion", "前馈网络：GELU 与 ReLU、4 倍扩展",
-       "feedforward", printing(run_lesson_feedforward)},
-      {9, "encoder", "Encoder block: residual paths, hidden-state norms per sublayer",
-       "编码器块：残差连接、每个子层之后的隐藏状态范数", "encoder", printing(run_lesson_encoder)},
-      {10, "decoder", "Decoder block: causal self-attention, cross-attention, the KV cache",
-       "解码器块：因果自注意力、交叉注意力、KV 缓存", "decoder", printing(run_lesson_decoder)},
-      {11, "prenorm", "Pre-LN versus Post-LN: norms of hidden states and gradients per layer",
-       "Pre-LN 与 Post-LN：逐层的隐藏状态范数和梯度范数", "prenorm", printing(run_lesson_prenorm)},
-      {12, "training", "The training loop: warmup schedules, clipping a real spike, AdamW by hand",
-       "训练循环：学习率预热与调度、裁剪一次真实的梯度尖峰、手算 AdamW", "training", printing(run_lesson_training)},
-      {13, "mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
-       "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新", "mixed_precision",
-       printing(run_lesson_mixed_precision)},
-      {14, "build-gpt", "Let's build a GPT: bigram, one head, heads, FFN, residual+LN, N blocks, trained",
-       "一步一步搭出 GPT：二元组表、一个头、多个头、前馈、残差与 LN、N 个块，逐个训练", "build_gpt",
-       printing([](std::ostream& out) { return run_lesson_build_gpt(out); }), true},
-      {15, "inside", "Looking inside a trained transformer: head roles, heat maps, cross-attention",
-       "看进训练好的 transformer：注意力头的分工、热图、交叉注意力", "inside",
-       printing([](std::ostream& out) { return run_lesson_inside(out); }), true},
-      {16, "tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
-       "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并", "tokenize_zh", printing(run_lesson_tokenize_zh)},
-      {17, "errata", "Errata: the source articles' examples recomputed, and a GPT trained without its mask",
-       "勘误：重算源文章的例子，再训练一个丢了掩码的 GPT", "errata", printing(run_lesson_errata), true},
-      {18, "scaling-out", "Scaling out: accumulation = a bigger batch, the ring all-reduce, its cost at 1024 GPUs",
-       "横向扩展：梯度累积等于更大的批次、环形 all-reduce、1024 个 GPU 时的代价", "scaling_out",
-       printing(run_lesson_scaling_out)},
-      {19, "attention-cost", "What attention costs: T x T scores, memory and time against T, measured",
-       "注意力的代价：T x T 的分数矩阵，内存和时间随 T 的变化，实测", "attention_cost",
-       printing([](std::ostream& out) { return run_lesson_attention_cost(out); }), true},
-      {20, "scaling", "Why divide by sqrt(d_k): the largest weight, entropy and gradient against d_k",
-       "为什么要除以 sqrt(d_k)：最大权重、熵和梯度随 d_k 的变化", "scaling", printing(run_lesson_scaling)},
-      {21, "online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
-       "在线 softmax：逐块的运行最大值与重新缩放；不需要 T x T 矩阵", "online_softmax",
-       printing(run_lesson_online_softmax)},
-      {22, "windows", "Sliding windows: one GPT trained with windows 4, 8, 16 and full; val loss and cost",
-       "滑动窗口：同一个 GPT 分别用窗口 4、8、16 和全注意力训练；验证损失与代价", "windows",
-       printing([](std::ostream& out) { return run_lesson_windows(out); }), true},
-      {23, "kv-cache", "The KV cache's memory: bytes per token for MHA, GQA, MQA; sampling with and without it",
-       "KV 缓存的内存：MHA、GQA、MQA 每个词元的字节数；有无缓存的采样速度", "kv_cache",
-       printing([](std::ostream& out) { return run_lesson_kv_cache(out); }), true},
-      {24, "extrapolation",
-       "Positions past the training length: learned, sinusoidal, RoPE, ALiBi trained on 64, scored to 256",
-       "超出训练长度的位置：可学习、正弦、RoPE、ALiBi 在 64 上训练，在 256 上评估", "extrapolation",
-       printing([](std::ostream& out) { return run_lesson_extrapolation(out); }), true},
-      {25, "heads", "How many heads: one width as 1, 2, 4, 8 heads; val loss and what the heads attend to",
-       "多少个头：同一宽度拆成 1、2、4、8 个头；验证损失与各个头在看什么", "heads",
-       printing([](std::ostream& out) { return run_lesson_heads(out); }), true},
-  };
-  return lessons;
-}
 
 const Lesson* find_lesson(const std::string& key) {
   for (const Lesson& l : all_lessons())
@@ -102,11 +28,18 @@ std::string lesson_output(const Lesson& lesson, Lang lang) {
 }
 
 void print_lesson_list(std::ostream& out) {
-  out << tr(out, "Lessons (text in lessons/NAME.md; run one with `scratchformer lesson NAME`):\n",
-            "课程列表（正文在 lessons/zh/NAME.md；运行其中一课：`scratchformer lesson NAME`）：\n");
-  for (const Lesson& l : all_lessons())
-    out << std::setw(3) << l.number << "  " << std::left << std::setw(16) << l.name << std::right
-        << (language(out) == Lang::zh ? l.title_zh : l.title) << "\n";
+  const bool zh = language(out) == Lang::zh;
+  out << tr(out, "The course, part by part (text in lessons/NAME.md; run one with `scratchformer lesson NAME`):\n",
+            "课程，按部分排列（正文在 lessons/zh/NAME.md；运行其中一课：`scratchformer lesson NAME`）：\n");
+  for (size_t p = 0; p < course_parts().size(); ++p) {
+    const Part& part = course_parts()[p];
+    out << "\n"
+        << tr(out, "Part ", "第 ") << p + 1 << (zh ? " 部分：" : ": ") << (zh ? part.title_zh : part.title)
+        << (zh ? "（" : " (") << (zh ? part.about_zh : part.about) << (zh ? "）\n" : ")\n");
+    for (const Lesson* l : part.lessons)
+      out << std::setw(3) << l->number << "  " << std::left << std::setw(16) << l->name << std::right
+          << (zh ? l->title_zh : l->title) << "\n";
+  }
 }
 
 // ---- language ----

@@ -2,8 +2,9 @@
 //
 // A lesson is a function `run_lesson_<name>(std::ostream& out)` that takes one module apart with
 // the framework's public API and prints what happens inside, step by step. It also returns the
-// key numbers it printed (a small struct declared in lesson_functions.h) so tests/lessons/ can assert them.
-// Each lesson's text is the markdown file beside its .cpp; docs.h keeps the two in step.
+// key numbers it printed (a small struct declared in the lesson's own header, lessons/NAME.h) so
+// tests/lessons/ can assert them. Each lesson's text is the markdown file beside its .cpp; docs.h
+// keeps the two in step.
 #pragma once
 #include <functional>
 #include <iosfwd>
@@ -33,24 +34,46 @@ void set_image_dir(std::ostream& out, const std::string& dir);
 std::string image_dir(std::ostream& out);
 
 struct Lesson {
-  int number;            // 1, 2, ... : the order to read them in
   std::string name;      // what `scratchformer lesson NAME` takes, e.g. "attention"
   std::string title;     // one line for the list
   std::string title_zh;  // the same line in Chinese
-  std::string file;      // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "attention"
   std::function<void(std::ostream&)> run;
   // A lesson that trains for minutes. The doc check runs it once, in English, and checks the
   // Chinese text's output blocks by their numbers against that run (docs.h, same_printed_numbers).
   bool slow = false;
+  // Set by the course (course.cpp) from the lesson's place in it:
+  int number = 0;      // 1, 2, ... : the reading order
+  std::string file{};  // the stem of its .cpp/.md in lessons/ (and lessons/zh/), e.g. "attention"
+  int part = 0;        // its part: an index into course_parts()
 };
 
-// Every lesson, in reading order.
+// Each lesson declares its own entry at the end of its .cpp, `Lesson lesson_STEM()` with STEM
+// its file's stem, and lessons/course.cpp lists the entries part by part in reading order.
+// `printing` wraps a lesson function that returns its key numbers into one that only prints.
+template <class F>
+std::function<void(std::ostream&)> printing(F f) {
+  return [f](std::ostream& out) { (void)f(out); };
+}
+
+// A part of the course: a few lessons that belong together.
+struct Part {
+  std::string title;     // "The pieces"
+  std::string title_zh;  // "模型的部件"
+  std::string about;     // one line: what the part is for
+  std::string about_zh;
+  std::vector<const Lesson*> lessons;  // in reading order
+};
+
+// Every lesson, in reading order (numbers 1, 2, ...).
 const std::vector<Lesson>& all_lessons();
-// A lesson by name ("attention") or number ("5"); nullptr if there is none.
+// The parts, in reading order.
+const std::vector<Part>& course_parts();
+// A lesson by name ("attention"), file stem ("mixed_precision") or number ("5"); nullptr if
+// there is none.
 const Lesson* find_lesson(const std::string& name_or_number);
 // Runs a lesson into a string in the given language (what the tests and the doc checker read).
 std::string lesson_output(const Lesson& lesson, Lang lang = Lang::en);
-// The list of lessons, one line each (number, name, title), in the stream's language.
+// The lessons part by part, one line each (number, name, title), in the stream's language.
 void print_lesson_list(std::ostream& out);
 
 // ---- printing helpers ----

@@ -1,4 +1,4 @@
-// Lesson 13: mixed precision. The fp16 and bf16 number grids, a gradient that underflows in
+// Lesson 16: mixed precision. The fp16 and bf16 number grids, a gradient that underflows in
 // fp16, loss scaling rescuing it, and an overflow that makes the scaler skip a step.
 // Text: mixed_precision.md.
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "autograd/cpu/lowp.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/mixed_precision.h"
 #include "optim/grad_scaler.h"
 #include "optim/sgd.h"
 
@@ -159,6 +159,12 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
       << tr(out, " decimal digits, against fp16's 11 bits, ", " 位十进制数字，而 fp16 有 11 位，约 ")
       << fmt(fp16_digits, 1) << tr(out, " digits.\n", " 位。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_mixed_precision() {
+  return {"mixed-precision", "Mixed precision: fp16/bf16 grids, underflow, loss scaling, skipped steps",
+          "混合精度：fp16/bf16 网格、下溢、损失缩放、跳过的更新", printing(run_lesson_mixed_precision)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 6: multi-head attention. Splitting C channels into H heads of D = C / H, attending in
+// Lesson 7: multi-head attention. Splitting C channels into H heads of D = C / H, attending in
 // each head separately, merging back; the shapes at every step, the parameter count, and what
 // each head looks at. Text: multihead.md.
 #include <cmath>
@@ -7,8 +7,8 @@
 #include "autograd/attention.h"
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/multihead.h"
+#include "lessons/common/pictures.h"
 #include "nn/attention.h"
 #include "nn/module.h"
 
@@ -112,6 +112,12 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
   out << tr(out, "per head: Wq, Wk, Wv slices of 64 x 768 each; the count does not depend on H.\n",
             "每个头：Wq、Wk、Wv 中各一片 64 x 768；总参数量与 H 无关。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_multihead() {
+  return {"multihead", "Multi-head attention: split and merge, 2,359,296 weights, per-head heat maps",
+          "多头注意力：拆分与合并、2,359,296 个权重、每个头的热力图", printing(run_lesson_multihead)};
 }
 
 }  // namespace sf::lessons

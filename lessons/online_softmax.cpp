@@ -10,9 +10,9 @@
 
 #include "autograd/attention.h"
 #include "autograd/ops.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/online_softmax.h"
 
 namespace sf::lessons {
 
@@ -192,6 +192,12 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
             "按块的反向传播用 q、k 和每行保存的 log-sum-exp（m + ln l）重新算出每块的概率，\n"
             "用计算换内存。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_online_softmax() {
+  return {"online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
+          "在线 softmax：逐块的运行最大值与重新缩放；不需要 T x T 矩阵", printing(run_lesson_online_softmax)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 4: positional encoding. Attention is blind to order; the sinusoidal table, learned
+// Lesson 8: positional encoding. Attention is blind to order; the sinusoidal table, learned
 // positions, RoPE and ALiBi each tell it where tokens are, in different ways.
 // Text: positions.md.
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/positions.h"
+#include "lessons/common/pictures.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
 #include "nn/module.h"
@@ -162,6 +162,12 @@ PositionsResult run_lesson_positions(std::ostream& out) {
   out << tr(out, "  苹果 in 我苹果喜欢: ", "  我苹果喜欢 中的 苹果：") << first4(b2, 1) << "\n";
   out << tr(out, "  largest difference for 苹果: ", "  苹果 的最大差值：") << fmt(r.order_aware_diff, 4) << "\n";
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_positions() {
+  return {"positions", "Positional encoding: sinusoids, learned, RoPE, ALiBi; why order matters",
+          "位置编码：正弦、可学习、RoPE、ALiBi；顺序为什么重要", printing(run_lesson_positions)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 11: Pre-LN versus Post-LN. The same 12-layer GPT with LayerNorm after the residual sum
+// Lesson 15: Pre-LN versus Post-LN. The same 12-layer GPT with LayerNorm after the residual sum
 // (the original Transformer) or before each sublayer (GPT-2): hidden-state and gradient norms
 // per layer at initialisation, in the setting Xiong et al. (2020) analyse (unit-scale token
 // vectors, sinusoidal positions, ReLU, Xavier, untied head). Text: prenorm.md.
@@ -7,7 +7,7 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/prenorm.h"
 #include "nn/gpt.h"
 
 namespace sf::lessons {
@@ -132,6 +132,12 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
       << fmt(post.param_grad.back() / pre.param_grad.back(), 2) << tr(out, "x Pre-LN's\n", " 倍\n");
   out << tr(out, "Compare training curves: ", "比较训练曲线：") << "scratchformer compare configs/compare_ln.json\n";
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_prenorm() {
+  return {"prenorm", "Pre-LN versus Post-LN: norms of hidden states and gradients per layer",
+          "Pre-LN 与 Post-LN：逐层的隐藏状态范数和梯度范数", printing(run_lesson_prenorm)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 20: why attention divides the scores by sqrt(d_k). For random queries and keys with
+// Lesson 6: why attention divides the scores by sqrt(d_k). For random queries and keys with
 // unit-variance entries, q . k has variance d_k; without the scale the softmax over the keys
 // saturates as d_k grows (one weight near 1, entropy near 0) and passes almost no gradient. The
 // lesson measures the largest weight, the entropy and the gradient norm through softmax against
@@ -9,10 +9,10 @@
 #include <ostream>
 
 #include "autograd/ops.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/scaling.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -151,6 +151,12 @@ ScalingResult run_lesson_scaling(std::ostream& out) {
             "  它的雅可比矩阵 w_i (delta_ij - w_j) 的最大元素：")
       << fmt(max_entry, 4) << tr(out, " (a uniform row of 4 has 0.1875)\n", "（4 个元素的均匀行是 0.1875）\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_scaling() {
+  return {"scaling", "Why divide by sqrt(d_k): the largest weight, entropy and gradient against d_k",
+          "为什么要除以 sqrt(d_k)：最大权重、熵和梯度随 d_k 的变化", printing(run_lesson_scaling)};
 }
 
 }  // namespace sf::lessons

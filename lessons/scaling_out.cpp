@@ -1,4 +1,4 @@
-// Lesson 18: scaling out. Why averaging gradients over ranks is one step on a larger batch (real
+// Lesson 17: scaling out. Why averaging gradients over ranks is one step on a larger batch (real
 // runs of a tiny GPT), what a ring all-reduce moves, what that costs at 8 to 1024 GPUs (a model,
 // not a measurement), and where data parallelism stops helping. Text: scaling_out.md.
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "experiments/task.h"
 #include "experiments/train.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/scaling_out.h"
 
 namespace sf::lessons {
 
@@ -290,6 +290,12 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       << tr(out, ", ZeRO-2 (+ gradients) ", "，ZeRO-2（再切分梯度）") << fmt(r.memory_gb[2], 2)
       << tr(out, ", ZeRO-3 (+ weights) ", "，ZeRO-3（再切分权重）") << fmt(r.memory_gb[3], 3) << "\n";
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_scaling_out() {
+  return {"scaling-out", "Scaling out: accumulation = a bigger batch, the ring all-reduce, its cost at 1024 GPUs",
+          "横向扩展：梯度累积等于更大的批次、环形 all-reduce、1024 个 GPU 时的代价", printing(run_lesson_scaling_out)};
 }
 
 }  // namespace sf::lessons

@@ -1,4 +1,4 @@
-// Lesson 16: tokenizing Chinese. 我喜欢苹果 and the Tang poems (dataset "tang") as characters,
+// Lesson 25: tokenizing Chinese. 我喜欢苹果 and the Tang poems (dataset "tang") as characters,
 // as UTF-8 bytes, and as byte-level BPE tokens learned on the poems; then what a bigger
 // vocabulary buys (shorter sequences) and what it costs (a bigger embedding table).
 // Text: tokenize_zh.md, zh/tokenize_zh.md.
@@ -11,7 +11,7 @@
 #include "data/fortune_poems.h"
 #include "data/utf8.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/tokenize_zh.h"
 
 namespace sf::lessons {
 
@@ -245,6 +245,12 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "文字，而每个字要付出约八倍的注意力分数。词表每翻一倍，序列缩短得比上一次少，嵌入表\n"
             "却翻一倍（不共享权重时，输出层也有同样的 V*C 个权重）。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_tokenize_zh() {
+  return {"tokenize-zh", "Tokenizing Chinese: characters, UTF-8 bytes, BPE merges on the Tang poems",
+          "中文的词元化：按字、UTF-8 字节、在唐诗上学 BPE 合并", printing(run_lesson_tokenize_zh)};
 }
 
 }  // namespace sf::lessons

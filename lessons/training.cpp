@@ -1,4 +1,4 @@
-// Lesson 12: the training loop's three numeric tools: learning-rate warmup and decay, gradient
+// Lesson 13: the training loop's three numeric tools: learning-rate warmup and decay, gradient
 // clipping (seen on a real spike), and one AdamW step by hand against the optimizer.
 // Text: training.md.
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/training.h"
+#include "lessons/common/pictures.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
@@ -185,6 +185,12 @@ TrainingResult run_lesson_training(std::ostream& out) {
             "lr = 0.1，与梯度大小无关（0.2 和 4.0 一样）；梯度为零的权重只因\n"
             "权重衰减移动 0.5 * lr * wd = 0.0005。\n");
   return r;
+}
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_training() {
+  return {"training", "The training loop: warmup schedules, clipping a real spike, AdamW by hand",
+          "训练循环：学习率预热与调度、裁剪一次真实的梯度尖峰、手算 AdamW", printing(run_lesson_training)};
 }
 
 }  // namespace sf::lessons

@@ -12,10 +12,10 @@
 #include <sstream>
 
 #include "autograd/attention.h"
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
-#include "lessons/pictures.h"
+#include "lessons/windows.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -55,7 +55,7 @@ const Trained& trained(const WindowsOptions& o) {
   if (auto it = done.find(key.str()); it != done.end()) return it->second;
   const CharCorpus& corpus = shakespeare_chars();
   Trained r;
-  std::cerr << "lesson 22: training " << o.windows.size() << " GPTs, one per window (" << o.training.steps
+  std::cerr << "lesson windows: training " << o.windows.size() << " GPTs, one per window (" << o.training.steps
             << " steps each)\n";
   Progress progress = lesson_progress(static_cast<int64_t>(o.windows.size()) * o.training.steps);
   for (size_t i = 0; i < o.windows.size(); ++i) {
@@ -170,5 +170,13 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
 }
 
 WindowsResult run_lesson_windows(std::ostream& out) { return run_lesson_windows(out, {}); }
+
+// The lesson's entry in the course (lessons/course.cpp places it in the reading order).
+Lesson lesson_windows() {
+  return {"windows", "Sliding windows: one GPT trained with windows 4, 8, 16 and full; val loss and cost",
+          "滑动窗口：同一个 GPT 分别用窗口 4、8、16 和全注意力训练；验证损失与代价",
+          printing([](std::ostream& out) { return run_lesson_windows(out); }),
+          /*slow=*/true};
+}
 
 }  // namespace sf::lessons

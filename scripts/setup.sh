@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
 # Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser] [--with-format]
+#                         [--with-course]
 #   --with-torch adds python3-torch (PyTorch 1.13) for the tests that run it (run.sh test installs
 #   it), the reference generators and the benchmarks; --with-fuzz clang and libFuzzer
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
 #   --with-browser Debian's chromium, which the test of `inspect`'s HTML page runs headless;
-#   --with-format clang-format, for the test that the tree is formatted (scripts/format.sh).
+#   --with-format clang-format, for the test that the tree is formatted (scripts/format.sh);
+#   --with-course pandoc (Markdown to HTML, with its own code highlighter), libjs-katex (KaTeX,
+#   which renders the math in the browser; the site carries a copy, so it works offline) and
+#   python3, which builds the course site (./run.sh course, course/build_site.py).
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
 # fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
 # libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
@@ -23,7 +27,8 @@ for arg in "$@"; do
     --with-valgrind) packages+=(valgrind) ;;
     --with-browser) packages+=(chromium) ;;
     --with-format) packages+=(clang-format) ;;
-    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser, --with-format)" >&2; exit 2 ;;
+    --with-course) packages+=(pandoc libjs-katex python3) ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser, --with-format, --with-course)" >&2; exit 2 ;;
   esac
 done
 

@@ -108,7 +108,8 @@ void check_self_attention(Report& r) {
         for (int i = 0; i < 3; ++i) {
           Tensor part = causal_self_attention(attn, slice(x, 1, cuts[i], cuts[i + 1]), &cache);
           std::string d = compare(slice(whole, 1, cuts[i], cuts[i + 1]), part);
-          if (!d.empty()) return "positions " + std::to_string(cuts[i]) + ".." + std::to_string(cuts[i + 1] - 1) + ": " + d;
+          if (!d.empty())
+            return "positions " + std::to_string(cuts[i]) + ".." + std::to_string(cuts[i + 1] - 1) + ": " + d;
           if (cache.length() != cuts[i + 1])
             return "after positions up to " + std::to_string(cuts[i + 1] - 1) + " the cache holds " +
                    std::to_string(cache.length()) + " positions, expected " + std::to_string(cuts[i + 1]);
@@ -118,7 +119,8 @@ void check_self_attention(Report& r) {
       "append the new keys and values to the cache (kv_cache_append) before attending, attend over all of "
       "cache->k and cache->v, and offset the mask: query t sits at position S - T + t");
   r.check(
-      "edge: one token (T = 1) sees only itself", [] {
+      "edge: one token (T = 1) sees only itself",
+      [] {
         auto model = tiny_gpt(DType::f64, 197);
         MultiHeadAttention& attn = model->h[1].attn;
         Tensor x = random_f64({3, 1, 8}, 198);
@@ -157,8 +159,7 @@ void check_transformer_block(Report& r) {
       "values on (2, 5, 8), float64", [=] { return values(DType::f64, 1e-9, 1e-7, 1e-5); }, hint);
   r.check(
       "values with LayerNorm eps 0.5 (the block's own eps, not 1e-5)",
-      [=] { return values(DType::f64, 1e-9, 1e-7, 0.5); },
-      "pass block.ln_1.eps and block.ln_2.eps to your_layer_norm");
+      [=] { return values(DType::f64, 1e-9, 1e-7, 0.5); }, "pass block.ln_1.eps and block.ln_2.eps to your_layer_norm");
   r.check(
       "float64 gradient check: x, ln_1, c_fc and c_proj of the MLP",
       [] {
@@ -260,9 +261,7 @@ void check_gpt_forward(Report& r) {
         NoGradGuard no_grad;
         try {
           gpt_forward(*model, random_ids(1, 9, 11, 222), nullptr, nullptr);
-        } catch (const ShapeError&) {
-          return std::string();
-        }
+        } catch (const ShapeError&) { return std::string(); }
         return std::string("9 tokens with block_size 8 were accepted; throw ShapeError (there is no position 8)");
       },
       "check offset + T <= block_size before looking up positions");
@@ -356,7 +355,8 @@ static std::string compare_steps(const StepCase& c) {
     d = compare(lr_at(schedule, step), got.lr, 1e-12, 1e-9);
     if (!d.empty()) return at + "lr " + d;
     if (state.step != step + 1)
-      return at + "state.step is " + std::to_string(state.step) + " after the step, expected " + std::to_string(step + 1);
+      return at + "state.step is " + std::to_string(state.step) + " after the step, expected " +
+             std::to_string(step + 1);
     auto want = ref->named_parameters();
     auto have = mine->named_parameters();
     for (size_t i = 0; i < want.size(); ++i) {
@@ -375,7 +375,10 @@ void check_train_step(Report& r) {
   r.check(
       "three steps in float64 against the framework's AdamW, clipping and cosine schedule (betas 0.8 / 0.95, "
       "eps 1e-2, weight decay 0.5, max_norm 0.5, warmup 1)",
-      [] { return compare_steps({DType::f64, 1e-9, 1e-6}); }, hint);
+      [] {
+        return compare_steps({DType::f64, 1e-9, 1e-6});
+      },
+      hint);
   r.check(
       "the first step creates the moments: one zero vector per parameter",
       [] {
@@ -391,13 +394,16 @@ void check_train_step(Report& r) {
                  " vectors, expected one per parameter (" + std::to_string(params.size()) + ")";
         for (size_t i = 0; i < params.size(); ++i)
           if (static_cast<int64_t>(state.m[i].size()) != params[i].numel())
-            return "state.m[" + std::to_string(i) + "] has " + std::to_string(state.m[i].size()) + " values, expected " +
-                   std::to_string(params[i].numel());
+            return "state.m[" + std::to_string(i) + "] has " + std::to_string(state.m[i].size()) +
+                   " values, expected " + std::to_string(params[i].numel());
         return std::string();
       },
       "when state.m is empty, push one vector of p.numel() zeros per parameter, in model.parameters() order");
   r.check(
-      "float32: three steps against the framework", [] { return compare_steps({DType::f32, 1e-5, 1e-3}); },
+      "float32: three steps against the framework",
+      [] {
+        return compare_steps({DType::f32, 1e-5, 1e-3});
+      },
       "write the parameters back with set_values, which keeps their dtype");
 }
 
@@ -458,13 +464,20 @@ void check_generate(Report& r) {
       "sample_token: 200 draws at temperature 1 against the framework's sampler", [] { return compare_draws({}, 231); },
       draw_hint);
   r.check(
-      "sample_token: temperature 0.5", [] { return compare_draws({0.5, 0, 1.0}, 232); },
+      "sample_token: temperature 0.5",
+      [] {
+        return compare_draws({0.5, 0, 1.0}, 232);
+      },
       "divide (z - z_max) by the temperature before exp");
   r.check(
-      "sample_token: top_k 3", [] { return compare_draws({1.0, 3, 1.0}, 233); },
+      "sample_token: top_k 3",
+      [] {
+        return compare_draws({1.0, 3, 1.0}, 233);
+      },
       "keep only the 3 largest logits before the draw (the total is over those only)");
   r.check(
-      "sample_token: top_p 0.6, and top_k 5 with top_p 0.8", [] {
+      "sample_token: top_p 0.6, and top_k 5 with top_p 0.8",
+      [] {
         std::string a = compare_draws({1.0, 0, 0.6}, 234);
         if (!a.empty()) return "top_p 0.6: " + a;
         std::string b = compare_draws({0.8, 5, 0.8}, 235);
@@ -493,7 +506,9 @@ void check_generate(Report& r) {
       "from the last position's logits");
   r.check(
       "generate: 12 new tokens past block_size 8 (the window slides), temperature 0.7, top_k 6, top_p 0.9",
-      [] { return compare_generate({0.7, 6, 0.9}, 8, 5, 12, 238); },
+      [] {
+        return compare_generate({0.7, 6, 0.9}, 8, 5, 12, 238);
+      },
       "when cache.length() + 1 would pass block_size, clear the cache and feed the last block_size tokens");
 }
 

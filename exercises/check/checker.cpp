@@ -48,29 +48,29 @@ bool Report::check(const std::string& name, const std::function<std::string()>& 
 
 const std::vector<Exercise>& all_exercises() {
   static const std::vector<Exercise> exercises = {
-      {1, "tanh backward", 1, "01_tanh_backward", check_tanh_backward},
-      {2, "reduce a gradient over broadcast dimensions", 2, "02_sum_to_shape", check_sum_to_shape},
-      {3, "embedding backward (scatter-add)", 3, "03_embedding_backward", check_embedding_backward},
-      {4, "sinusoidal positions", 4, "04_sinusoidal_positions", check_sinusoidal_positions},
-      {5, "softmax forward", 5, "05_softmax_forward", check_softmax_forward},
-      {6, "softmax backward", 5, "06_softmax_backward", check_softmax_backward},
-      {7, "cross-entropy from log-softmax", 5, "07_cross_entropy", check_cross_entropy},
-      {8, "scaled dot-product attention, causal", 5, "08_causal_attention", check_causal_attention},
-      {9, "the online softmax", 5, "09_online_softmax", check_online_softmax},
-      {10, "split and merge heads", 6, "10_split_merge_heads", check_split_merge_heads},
-      {11, "LayerNorm forward", 7, "11_layer_norm_forward", check_layer_norm_forward},
-      {12, "LayerNorm backward", 7, "12_layer_norm_backward", check_layer_norm_backward},
-      {13, "GELU forward and backward", 8, "13_gelu", check_gelu},
-      {14, "KV-cache append", 10, "14_kv_cache_append", check_kv_cache_append},
-      {15, "warmup + cosine schedule", 12, "15_warmup_cosine", check_warmup_cosine},
-      {16, "global-norm gradient clipping", 12, "16_clip_grad_norm", check_clip_grad_norm},
-      {17, "the AdamW update", 12, "17_adamw_step", check_adamw_step},
-      {18, "dynamic loss scaling", 13, "18_loss_scaling", check_loss_scaler},
-      {19, "causal self-attention from your pieces", 14, "19_self_attention", check_self_attention},
-      {20, "a Pre-LN transformer block", 14, "20_transformer_block", check_transformer_block},
-      {21, "the GPT forward: logits and loss", 14, "21_gpt_forward", check_gpt_forward},
-      {22, "one training step", 14, "22_train_step", check_train_step},
-      {23, "sampling and generate() with the KV cache", 14, "23_generate", check_generate},
+      {1, "tanh backward", "autograd", "01_tanh_backward", check_tanh_backward},
+      {2, "reduce a gradient over broadcast dimensions", "broadcasting", "02_sum_to_shape", check_sum_to_shape},
+      {3, "embedding backward (scatter-add)", "embeddings", "03_embedding_backward", check_embedding_backward},
+      {4, "sinusoidal positions", "positions", "04_sinusoidal_positions", check_sinusoidal_positions},
+      {5, "softmax forward", "attention", "05_softmax_forward", check_softmax_forward},
+      {6, "softmax backward", "attention", "06_softmax_backward", check_softmax_backward},
+      {7, "cross-entropy from log-softmax", "attention", "07_cross_entropy", check_cross_entropy},
+      {8, "scaled dot-product attention, causal", "attention", "08_causal_attention", check_causal_attention},
+      {9, "the online softmax", "online-softmax", "09_online_softmax", check_online_softmax},
+      {10, "split and merge heads", "multihead", "10_split_merge_heads", check_split_merge_heads},
+      {11, "LayerNorm forward", "layernorm", "11_layer_norm_forward", check_layer_norm_forward},
+      {12, "LayerNorm backward", "layernorm", "12_layer_norm_backward", check_layer_norm_backward},
+      {13, "GELU forward and backward", "feedforward", "13_gelu", check_gelu},
+      {14, "KV-cache append", "decoder", "14_kv_cache_append", check_kv_cache_append},
+      {15, "warmup + cosine schedule", "training", "15_warmup_cosine", check_warmup_cosine},
+      {16, "global-norm gradient clipping", "training", "16_clip_grad_norm", check_clip_grad_norm},
+      {17, "the AdamW update", "training", "17_adamw_step", check_adamw_step},
+      {18, "dynamic loss scaling", "mixed-precision", "18_loss_scaling", check_loss_scaler},
+      {19, "causal self-attention from your pieces", "build-gpt", "19_self_attention", check_self_attention},
+      {20, "a Pre-LN transformer block", "build-gpt", "20_transformer_block", check_transformer_block},
+      {21, "the GPT forward: logits and loss", "build-gpt", "21_gpt_forward", check_gpt_forward},
+      {22, "one training step", "build-gpt", "22_train_step", check_train_step},
+      {23, "sampling and generate() with the KV cache", "build-gpt", "23_generate", check_generate},
   };
   return exercises;
 }
@@ -101,9 +101,9 @@ Report run_exercise(const Exercise& e) {
   return r;
 }
 
-static std::string lesson_label(int number) {
-  const lessons::Lesson* l = lessons::find_lesson(std::to_string(number));
-  return "lesson " + std::to_string(number) + (l ? " " + l->name : "");
+static std::string lesson_label(const std::string& name) {
+  const lessons::Lesson* l = lessons::find_lesson(name);
+  return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
 }
 
 static void print_one(const Exercise& e, const Report& r, std::ostream& out) {

@@ -44,10 +44,10 @@ class Report {
 };
 
 struct Exercise {
-  int number;         // 1, 2, ...: the course order
-  std::string title;  // "softmax forward"
-  int lesson;         // the lesson it belongs to
-  std::string file;   // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
+  int number;          // 1, 2, ...: the course order
+  std::string title;   // "softmax forward"
+  std::string lesson;  // the name of the lesson that teaches it ("attention")
+  std::string file;    // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
   std::function<void(Report&)> run;
 };
 

@@ -25,7 +25,7 @@ Tensor causal_self_attention(const MultiHeadAttention& attn, const Tensor& x, KV
     for (int64_t s = 0; s < S; ++s) m[t * S + s] = s > S - T + t ? 1.0 : 0.0;
   Tensor mask = Tensor::from_vector(m, {1, 1, T, S}, x.dtype());
   scores = masked_fill(scores, mask, -std::numeric_limits<double>::infinity());
-  Tensor y = matmul(your_softmax(scores), v);                     // (B, H, T, D)
+  Tensor y = matmul(your_softmax(scores), v);                                     // (B, H, T, D)
   return linear(exercise::merge_heads(y), attn.c_proj.weight, attn.c_proj.bias);  // (B, T, C)
 }
 

@@ -14,7 +14,8 @@ GPTOutput gpt_forward(const GPT& model, const IntTensor& idx, const IntTensor* t
                      std::to_string(model.config().block_size));
   std::vector<int32_t> pos(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) pos[static_cast<size_t>(t)] = static_cast<int32_t>(offset + t);
-  Tensor x = your_embedding(model.wte.weight, idx) + your_embedding(model.wpe->weight, IntTensor({T}, pos));  // (B, T, C)
+  Tensor x =
+      your_embedding(model.wte.weight, idx) + your_embedding(model.wpe->weight, IntTensor({T}, pos));  // (B, T, C)
   if (cache != nullptr && cache->layers.size() != L) cache->layers.assign(L, KVCache{});
   for (size_t i = 0; i < L; ++i) x = transformer_block(model.h[i], x, cache != nullptr ? &cache->layers[i] : nullptr);
   x = your_layer_norm(x, model.ln_f->weight, model.ln_f->bias, model.ln_f->eps);

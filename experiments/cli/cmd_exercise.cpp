@@ -44,7 +44,8 @@ void add_exercise_command(CLI::App& app) {
   auto which = std::make_shared<std::string>();
   check->add_option("which", *which, "an exercise number (1, 2, ...) or all")->required();
 
-  auto* capstone = cmd->add_subcommand("capstone", "train a GPT on Tiny Shakespeare with your pieces (exercises/README.md)");
+  auto* capstone =
+      cmd->add_subcommand("capstone", "train a GPT on Tiny Shakespeare with your pieces (exercises/README.md)");
   auto capstone_options = std::make_shared<exercise::CapstoneOptions>();
   capstone->add_option("--steps", capstone_options->steps, "training steps")->check(CLI::Range(1, 1000000));
   capstone->add_option("--target", capstone_options->target, "the val loss to reach");

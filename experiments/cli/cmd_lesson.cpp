@@ -3,17 +3,40 @@
 // explanations in Chinese, with the same numbers; error messages stay in English. The lessons
 // and their texts live in lessons/ (Chinese texts in lessons/zh/). A lesson's pictures (PNG, drawn
 // with gnuplot) go into ./images/, where the lines "picture: images/FILE" it prints point;
-// `--images DIR` picks another folder and `--no-images` draws none.
+// `--images DIR` picks another folder and `--no-images` draws none. `--json` prints the list as
+// JSON, with each lesson's exercises: what the course site (scripts/course.py) is built from, so
+// the site follows the registry's order.
 #include <iostream>
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "autograd/errors.h"
+#include "exercises/check/checker.h"
 #include "experiments/cli/commands.h"
 #include "lessons/lesson.h"
 
 namespace sf {
+
+// The registry as JSON: {"lessons": [{"number", "name", "file", "title", "title_zh", "slow",
+// "exercises": [{"number", "title", "file"}]}]}, in reading order.
+static std::string lessons_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const lessons::Lesson& l : lessons::all_lessons()) {
+    nlohmann::json exercises = nlohmann::json::array();
+    for (const exercise::Exercise& e : exercise::all_exercises())
+      if (e.lesson == l.name) exercises.push_back({{"number", e.number}, {"title", e.title}, {"file", e.file}});
+    list.push_back({{"number", l.number},
+                    {"name", l.name},
+                    {"file", l.file},
+                    {"title", l.title},
+                    {"title_zh", l.title_zh},
+                    {"slow", l.slow},
+                    {"exercises", exercises}});
+  }
+  return nlohmann::json{{"lessons", list}}.dump(1);
+}
 
 void add_lesson_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("lesson", "list the lessons, or run one: lesson NAME | lesson NUMBER");
@@ -21,6 +44,7 @@ void add_lesson_command(CLI::App& app) {
   auto lang = std::make_shared<std::string>();
   auto images = std::make_shared<std::string>("images");
   auto no_images = std::make_shared<bool>(false);
+  auto as_json = std::make_shared<bool>(false);
   cmd->add_option("name", *name, "the lesson to run (its name or number); omit to list them");
   cmd->add_option("--lang", *lang,
                   "the language of the headings and explanations: en or zh "
@@ -28,7 +52,13 @@ void add_lesson_command(CLI::App& app) {
   cmd->add_option("--images", *images, "the folder the lesson draws its pictures into (created when needed)")
       ->capture_default_str();
   cmd->add_flag("--no-images", *no_images, "draw no pictures (the lesson prints the same)");
-  cmd->callback([name, lang, images, no_images] {
+  cmd->add_flag("--json", *as_json, "print the list of lessons and their exercises as JSON");
+  cmd->callback([name, lang, images, no_images, as_json] {
+    if (*as_json) {
+      if (!name->empty()) throw ConfigError("lesson: --json prints the whole list; give no lesson name with it");
+      std::cout << lessons_json() << "\n";
+      return;
+    }
     lessons::Lang language =
         lang->empty() ? lessons::language_from_environment() : lessons::parse_language(*lang, "lesson --lang");
     lessons::set_language(std::cout, language);

@@ -47,7 +47,7 @@ TEST_CASE("capstone with stubs: names every missing piece and its lesson, and do
   CHECK(r.val_loss < 0);
   const std::string s = out.str();
   CHECK(s.find("missing: exercise 3 embedding backward (scatter-add) (exercises/03_embedding_backward.cpp), taught "
-               "in lesson 3 (embeddings)") != std::string::npos);
+               "in lesson 4 (embeddings)") != std::string::npos);
   CHECK(s.find("missing: exercise 22 one training step (exercises/22_train_step.cpp), taught in lesson 14") !=
         std::string::npos);
   CHECK(s.find("train loss") == std::string::npos);

@@ -113,7 +113,7 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   auto list = run_cli({"exercise", "list"});
   CHECK(list.exit_code == 0);
   for (const Exercise& e : all_exercises()) CHECK(list.out.find(e.title) != std::string::npos);
-  CHECK(list.out.find("lesson 13 mixed-precision") != std::string::npos);
+  CHECK(list.out.find("lesson 16 mixed-precision") != std::string::npos);
 
   auto bad = run_cli({"exercise", "check", "99"});
   CHECK(bad.exit_code == 2);
@@ -125,7 +125,7 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   Report r = run_exercise(find_exercise("1"));
   if (r.outcome() == Outcome::not_implemented) {
     CHECK(one.exit_code == 1);
-    CHECK(one.out.find("exercise 1: tanh backward (lesson 1 autograd; edit exercises/01_tanh_backward.cpp)") == 0);
+    CHECK(one.out.find("exercise 1: tanh backward (lesson 2 autograd; edit exercises/01_tanh_backward.cpp)") == 0);
     CHECK(one.out.find("not implemented yet: tanh_backward in exercises/01_tanh_backward.cpp") != std::string::npos);
   } else {
     CHECK(one.exit_code == (r.outcome() == Outcome::passed ? 0 : 1));

@@ -81,7 +81,7 @@ TEST_CASE("head roles: a previous-token head, a first-token head and a copy head
 }
 
 TEST_CASE("attention pictures: every head's map is drawn in a box of one size, the colour scale beside the last") {
-  // Lesson 25's eight heads (29 tokens), lesson 6's four, one head, and a cross-attention map.
+  // The heads lesson's eight heads (29 tokens), the multihead lesson's four, one head, and a cross-attention map.
   for (auto [H, T, S] : {std::array<int64_t, 3>{8, 29, 29}, {4, 4, 4}, {1, 9, 9}, {2, 12, 7}, {16, 64, 64}}) {
     CAPTURE(H);
     CAPTURE(T);

@@ -8,15 +8,28 @@
 
 using namespace sf::lessons;
 
-TEST_CASE("the registry lists the lessons in order, findable by name and number") {
+TEST_CASE("the course numbers its lessons in reading order, part by part, findable by name and number") {
   const auto& lessons = all_lessons();
   REQUIRE(!lessons.empty());
-  for (size_t i = 1; i < lessons.size(); ++i) CHECK(lessons[i - 1].number < lessons[i].number);
+  for (size_t i = 0; i < lessons.size(); ++i) CHECK(lessons[i].number == static_cast<int>(i + 1));
+  for (size_t i = 1; i < lessons.size(); ++i) CHECK(lessons[i - 1].part <= lessons[i].part);
   for (const Lesson& l : lessons) {
+    CAPTURE(l.name);
     CHECK(find_lesson(l.name) == &l);
+    CHECK(find_lesson(l.file) == &l);
     CHECK(find_lesson(std::to_string(l.number)) == &l);
+    CHECK(std::filesystem::exists(std::string(SF_SOURCE_DIR) + "/lessons/" + l.file + ".cpp"));
   }
   CHECK(find_lesson("no-such-lesson") == nullptr);
+  // Every lesson is in exactly one part, and the parts hold them in the same order.
+  std::vector<const Lesson*> by_part;
+  for (const Part& p : course_parts()) {
+    CHECK(!p.lessons.empty());
+    by_part.insert(by_part.end(), p.lessons.begin(), p.lessons.end());
+  }
+  REQUIRE(by_part.size() == lessons.size());
+  for (size_t i = 0; i < lessons.size(); ++i) CHECK(by_part[i] == &lessons[i]);
+  CHECK(all_lessons().front().name == "task");  // a model learns in the first lesson
 }
 
 TEST_CASE("excerpts are the marked regions, de-indented") {
@@ -71,11 +84,13 @@ struct FakeLesson {
     std::filesystem::remove_all(root);
     std::filesystem::create_directories(root / "lessons" / "zh");
     write("lessons/99_fake.cpp", "// [excerpt: code]\nint x = 1;\n// [/excerpt]\n");
-    lesson = {99, "fake", "A fake lesson", "假课程", "99_fake", [this](std::ostream& out) {
+    lesson = {"fake", "A fake lesson", "假课程", [this](std::ostream& out) {
                 ++runs;
                 heading(out, 1, "Step", "步骤");
                 out << tr(out, "loss ", "损失 ") << fmt(2.5, 2) << "\n";
               }};
+    lesson.number = 99;
+    lesson.file = "99_fake";
   }
   ~FakeLesson() { std::filesystem::remove_all(root); }
   void write(const std::string& rel, const std::string& text) { write_text_file((root / rel).string(), text); }

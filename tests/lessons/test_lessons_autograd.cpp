@@ -4,7 +4,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/lesson_functions.h"
+#include "lessons/attention.h"
+#include "lessons/autograd.h"
+#include "lessons/broadcasting.h"
+#include "lessons/embeddings.h"
+#include "lessons/feedforward.h"
+#include "lessons/layernorm.h"
 
 using namespace sf::lessons;
 using doctest::Approx;
@@ -17,7 +22,7 @@ static void check_close(const std::vector<double>& got, const std::vector<double
   }
 }
 
-TEST_CASE("lesson 1: the chain rule, the engine and finite differences agree") {
+TEST_CASE("lesson 2: the chain rule, the engine and finite differences agree") {
   std::ostringstream out;
   AutogradResult r = run_lesson_autograd(out);
   const double a = 2, b = -1, c = 0.5, w = std::tanh(a * b + c), dw = 1 - w * w;
@@ -30,7 +35,7 @@ TEST_CASE("lesson 1: the chain rule, the engine and finite differences agree") {
   CHECK(r.dot.find("w = tanh(v)") != std::string::npos);
 }
 
-TEST_CASE("lesson 2: broadcast backward reduces, gradcheck catches a wrong backward") {
+TEST_CASE("lesson 3: broadcast backward reduces, gradcheck catches a wrong backward") {
   std::ostringstream out;
   BroadcastingResult r = run_lesson_broadcasting(out);
   CHECK(r.broadcast_shape == std::vector<int64_t>{2, 3});
@@ -45,7 +50,7 @@ TEST_CASE("lesson 2: broadcast backward reduces, gradcheck catches a wrong backw
   CHECK(r.buggy_numeric == Approx(1.0).epsilon(1e-6));
 }
 
-TEST_CASE("lesson 3: lookup equals one-hot matmul, gradient is a scatter-add") {
+TEST_CASE("lesson 4: lookup equals one-hot matmul, gradient is a scatter-add") {
   std::ostringstream out;
   EmbeddingsResult r = run_lesson_embeddings(out);
   CHECK(r.lookup_vs_onehot == 0.0);
@@ -85,7 +90,7 @@ TEST_CASE("lesson 5: the worked example 我 / 喜欢 / 苹果") {
   check_close(r.all_masked_row, {0, 0, 0}, 0);
 }
 
-TEST_CASE("lesson 7: LayerNorm statistics, scale invariance and gradient") {
+TEST_CASE("lesson 9: LayerNorm statistics, scale invariance and gradient") {
   std::ostringstream out;
   LayerNormResult r = run_lesson_layernorm(out);
   check_close(r.means, {2.5, 10.0, 0.005}, 1e-12);
@@ -103,7 +108,7 @@ TEST_CASE("lesson 7: LayerNorm statistics, scale invariance and gradient") {
   CHECK(r.grad_dot_xhat < 1e-4);
 }
 
-TEST_CASE("lesson 8: GELU against ReLU, FFN shapes and parameter count") {
+TEST_CASE("lesson 10: GELU against ReLU, FFN shapes and parameter count") {
   std::ostringstream out;
   FeedForwardResult r = run_lesson_feedforward(out);
   REQUIRE(r.xs.size() == 9);

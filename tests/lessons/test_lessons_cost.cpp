@@ -1,4 +1,5 @@
-// Lessons 19-25, on what attention costs: their key numbers against independent computations.
+// The lessons on what attention costs (attention-cost, scaling, online-softmax, windows, kv-cache,
+// extrapolation, heads): their key numbers against independent computations.
 // The lessons that measure time or train run here on reduced options; their texts are checked by
 // test_docs.cpp (texts only for the slow ones) and in full by `lesson_docs --check`.
 #include <doctest/doctest.h>
@@ -7,14 +8,20 @@
 #include <sstream>
 
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/attention_cost.h"
+#include "lessons/extrapolation.h"
+#include "lessons/heads.h"
+#include "lessons/kv_cache.h"
+#include "lessons/online_softmax.h"
+#include "lessons/scaling.h"
+#include "lessons/windows.h"
 #include "tests/sanitized.h"
 
 using namespace sf::lessons;
 
 using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sanitizers
 
-TEST_CASE("lesson 19: the articles' entry counts, the crossings, and P's size as the kernel keeps it") {
+TEST_CASE("lesson 20: the articles' entry counts, the crossings, and P's size as the kernel keeps it") {
   AttentionCostOptions o;
   o.lengths = kSanitized ? std::vector<int64_t>{64, 128} : std::vector<int64_t>{64, 128, 256, 512};
   o.max_repeats = 1;
@@ -37,7 +44,7 @@ TEST_CASE("lesson 19: the articles' entry counts, the crossings, and P's size as
   CHECK(out.str().find("picture: images/19_time.png") != std::string::npos);
 }
 
-TEST_CASE("lesson 20: without 1/sqrt(d_k) the softmax saturates, with it nothing depends on d_k") {
+TEST_CASE("lesson 6: without 1/sqrt(d_k) the softmax saturates, with it nothing depends on d_k") {
   std::ostringstream out;
   ScalingResult r = run_lesson_scaling(out);
   REQUIRE(r.d_k.size() == 9);
@@ -145,7 +152,7 @@ TEST_CASE("lesson 24 on a tiny budget: learned positions throw past block_size, 
   }
 }
 
-TEST_CASE("lesson 25 on a tiny budget: one parameter count for every head count, a role row per head") {
+TEST_CASE("lesson 19 on a tiny budget: one parameter count for every head count, a role row per head") {
   HeadsOptions o;
   o.training = tiny_training();
   o.val_windows = 8;

@@ -1,4 +1,4 @@
-// The key numbers of lesson 17 (errata on articles 000, 003 and 004), each against the formula
+// The key numbers of lesson 26 (errata on articles 000, 003 and 004), each against the formula
 // or an independent computation; and the leak of a GPT trained without its causal mask.
 #include <doctest/doctest.h>
 
@@ -10,14 +10,14 @@
 
 #include "lessons/docs.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/errata.h"
 #include "tests/sanitized.h"
 
 using namespace sf::lessons;
 
 using sf::test::kSanitized;  // tests/sanitized.h: a reduced budget under the sanitizers
 
-TEST_CASE("lesson 17: the articles' worked examples recomputed (steps 1-7, no training)") {
+TEST_CASE("lesson 26: the articles' worked examples recomputed (steps 1-7, no training)") {
   std::ostringstream out;
   ErrataResult r;
   errata_articles(out, r);
@@ -72,13 +72,13 @@ TEST_CASE("lesson 17: the articles' worked examples recomputed (steps 1-7, no tr
   CHECK(r.masked_weights[2] == 0.0);
 }
 
-// Lesson 17 is slow (Lesson::slow), so the docs test checks only its texts; here it runs once,
+// Lesson 26 is slow (Lesson::slow), so the docs test checks only its texts; here it runs once,
 // its key numbers are asserted and its two texts are checked against that run. The training
 // takes about 10 s of CPU in Release and several times that under the sanitizers, where this
 // case is skipped (the case above runs steps 1-7 there).
-TEST_CASE("lesson 17: a GPT trained without its causal mask, and the lesson's texts against its run") {
+TEST_CASE("lesson 26: a GPT trained without its causal mask, and the lesson's texts against its run") {
   if (kSanitized) {
-    MESSAGE("skipped: lesson 17 trains two GPTs (about 10 s of CPU in Release); too slow under the sanitizers");
+    MESSAGE("skipped: lesson 26 trains two GPTs (about 10 s of CPU in Release); too slow under the sanitizers");
     return;
   }
   std::ostringstream out, progress;

@@ -4,7 +4,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/lesson_functions.h"
+#include "lessons/decoder.h"
+#include "lessons/encoder.h"
+#include "lessons/multihead.h"
+#include "lessons/positions.h"
+#include "lessons/prenorm.h"
 
 using namespace sf::lessons;
 
@@ -16,7 +20,7 @@ static void check_close(const std::vector<double>& got, const std::vector<double
   }
 }
 
-TEST_CASE("lesson 4: sinusoids, the shift rotation, RoPE's relative scores, ALiBi, order") {
+TEST_CASE("lesson 8: sinusoids, the shift rotation, RoPE's relative scores, ALiBi, order") {
   std::ostringstream out;
   PositionsResult r = run_lesson_positions(out);
   // Row p = 1 of the table: sin/cos of 1 * 10000^(-2i/8).
@@ -44,7 +48,7 @@ TEST_CASE("lesson 4: sinusoids, the shift rotation, RoPE's relative scores, ALiB
   CHECK(r.order_aware_diff > 1e-3);
 }
 
-TEST_CASE("lesson 6: head shapes, module equality, 2,359,296 weights") {
+TEST_CASE("lesson 7: head shapes, module equality, 2,359,296 weights") {
   std::ostringstream out;
   MultiHeadResult r = run_lesson_multihead(out);
   using S = std::vector<int64_t>;
@@ -67,7 +71,7 @@ TEST_CASE("lesson 6: head shapes, module equality, 2,359,296 weights") {
   CHECK(r.params_bias == 2359296 + 4 * 768);
 }
 
-TEST_CASE("lesson 9: the residual steps are the block, the identity path carries the gradient") {
+TEST_CASE("lesson 11: the residual steps are the block, the identity path carries the gradient") {
   std::ostringstream out;
   EncoderResult r = run_lesson_encoder(out);
   CHECK(r.by_hand_vs_block < 1e-6);
@@ -82,7 +86,7 @@ TEST_CASE("lesson 9: the residual steps are the block, the identity path carries
   for (double n : r.stack_norms) CHECK(std::fabs(n - r.norms[0]) < 0.01 * r.norms[0]);
 }
 
-TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multiply-adds") {
+TEST_CASE("lesson 12: the KV cache gives the recomputed logits with fewer multiply-adds") {
   std::ostringstream out;
   DecoderResult r = run_lesson_decoder(out);
   REQUIRE(r.self_weights.size() == 16);
@@ -106,7 +110,7 @@ TEST_CASE("lesson 10: the KV cache gives the recomputed logits with fewer multip
 }
 
 TEST_CASE(
-    "lesson 11: Post-LN pins the stream at sqrt(C) and its gradients grow toward the output, Pre-LN's stream grows and its gradients shrink") {
+    "lesson 15: Post-LN pins the stream at sqrt(C) and its gradients grow toward the output, Pre-LN's stream grows and its gradients shrink") {
   std::ostringstream out;
   PreNormResult r = run_lesson_prenorm(out);
   CHECK(r.loss_pre == doctest::Approx(r.loss_pre_model).epsilon(1e-6));

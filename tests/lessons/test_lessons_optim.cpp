@@ -4,11 +4,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "lessons/lesson_functions.h"
+#include "lessons/mixed_precision.h"
+#include "lessons/training.h"
 
 using namespace sf::lessons;
 
-TEST_CASE("lesson 12: schedules, clipping a spike, one AdamW step by hand") {
+TEST_CASE("lesson 13: schedules, clipping a spike, one AdamW step by hand") {
   std::ostringstream out;
   TrainingResult r = run_lesson_training(out);
   // Cosine with warmup 10, lr 1e-3, min 1e-4, decay 100, at steps 0 1 4 9 10 25 50 75 99 100 150.
@@ -44,7 +45,7 @@ TEST_CASE("lesson 12: schedules, clipping a spike, one AdamW step by hand") {
   }
 }
 
-TEST_CASE("lesson 13: fp16/bf16 grids, underflow, loss scaling, a skipped step") {
+TEST_CASE("lesson 16: fp16/bf16 grids, underflow, loss scaling, a skipped step") {
   std::ostringstream out;
   MixedPrecisionResult r = run_lesson_mixed_precision(out);
   REQUIRE(r.fp16.size() == 3);

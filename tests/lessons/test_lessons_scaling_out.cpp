@@ -1,4 +1,4 @@
-// The key numbers of lesson 18 (scaling out), each against its formula computed here, and the
+// The key numbers of lesson 17 (scaling out), each against its formula computed here, and the
 // real runs' agreement within float rounding.
 #include <doctest/doctest.h>
 
@@ -8,13 +8,13 @@
 #include "experiments/config.h"
 #include "experiments/task.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/scaling_out.h"
 #include "nn/gpt.h"  // make_gpt
 
 using namespace sf;
 using namespace sf::lessons;
 
-TEST_CASE("lesson 18: accumulation is the big batch within float rounding, the ring moves 2(N-1)/N, the cost model") {
+TEST_CASE("lesson 17: accumulation is the big batch within float rounding, the ring moves 2(N-1)/N, the cost model") {
   std::ostringstream out;
   ScalingOutResult r = run_lesson_scaling_out(out);
 
@@ -55,7 +55,7 @@ TEST_CASE("lesson 18: accumulation is the big batch within float rounding, the r
   CHECK(r.memory_gb[3] == doctest::Approx(r.memory_gb[0] / 64));
 }
 
-TEST_CASE("lesson 18 prints the same numbers in Chinese") {
+TEST_CASE("lesson 17 prints the same numbers in Chinese") {
   std::ostringstream en, zh;
   set_language(zh, Lang::zh);
   ScalingOutResult a = run_lesson_scaling_out(en), b = run_lesson_scaling_out(zh);

@@ -1,4 +1,4 @@
-// The key numbers of lesson 16 (tokenizing Chinese), each against a count made here from the
+// The key numbers of lesson 25 (tokenizing Chinese), each against a count made here from the
 // raw text, independently of the tokenizers.
 #include <doctest/doctest.h>
 
@@ -11,7 +11,7 @@
 #include "data/fortune_poems.h"
 #include "data/utf8.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/tokenize_zh.h"
 
 using namespace sf::lessons;
 
@@ -32,7 +32,7 @@ static int64_t lead_bytes(const std::string& s) {
   return n;
 }
 
-TEST_CASE("lesson 16: 我喜欢苹果 and the Tang poems as characters, bytes and BPE tokens") {
+TEST_CASE("lesson 25: 我喜欢苹果 and the Tang poems as characters, bytes and BPE tokens") {
   if (!have_poems()) return;
   std::ostringstream out;
   TokenizeZhResult r = run_lesson_tokenize_zh(out);
@@ -102,7 +102,7 @@ TEST_CASE("lesson 16: 我喜欢苹果 and the Tang poems as characters, bytes an
   CHECK(r.bytes_vs_chars_length == doctest::Approx(r.tang_tokens_per_char[0]));
 }
 
-TEST_CASE("lesson 16 prints the same numbers in Chinese") {
+TEST_CASE("lesson 25 prints the same numbers in Chinese") {
   if (!have_poems()) return;
   std::ostringstream en, zh;
   set_language(zh, Lang::zh);

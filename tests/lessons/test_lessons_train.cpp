@@ -1,4 +1,4 @@
-// Lessons 14 and 15 train models: their full runs take minutes, so here they run on reduced
+// Lessons 14 and 18 train models: their full runs take minutes, so here they run on reduced
 // budgets and the tests assert only what holds robustly there. Their texts' output blocks are
 // checked against the full runs by `lesson_docs --check` (see lessons/README.md).
 #include <doctest/doctest.h>
@@ -9,9 +9,10 @@
 #include "autograd/errors.h"
 #include "autograd/cpu/threads.h"
 
-#include "lessons/stage_model.h"
+#include "lessons/common/stage_model.h"
 #include "lessons/lesson.h"
-#include "lessons/lesson_functions.h"
+#include "lessons/build_gpt.h"
+#include "lessons/inside.h"
 #include "tests/sanitized.h"
 
 using namespace sf::lessons;
@@ -84,7 +85,7 @@ TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
   }
 }
 
-TEST_CASE("lesson 15 on a reduced budget: a role per head, and the reverse model looks at the mirrored position") {
+TEST_CASE("lesson 18 on a reduced budget: a role per head, and the reverse model looks at the mirrored position") {
   // Under the sanitizers 4 steps of each model and one batch per loss estimate: the same training,
   // inspection and lesson code (ASan and UBSan check it, not the learning, which the 200 reverse
   // steps below are for), in a minute instead of several (158 s under ASan with the configs' 20

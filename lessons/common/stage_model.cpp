@@ -2,7 +2,7 @@
 // themselves are in build_gpt.cpp, where the lesson's text quotes them).
 //
 // Legend: B batch, T time, C channels, H heads, N blocks, V vocab.
-#include "lessons/stage_model.h"
+#include "lessons/common/stage_model.h"
 
 #include "autograd/errors.h"
 #include "data/char_tokenizer.h"

@@ -1,5 +1,5 @@
 // cost_common.cpp: the helpers of cost_common.h.
-#include "lessons/cost_common.h"
+#include "lessons/common/cost_common.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "lessons/stage_model.h"
+#include "lessons/common/stage_model.h"
 #include "lessons/lesson.h"
 #include "optim/adam.h"
 #include "optim/clip.h"

@@ -1,6 +1,6 @@
-// cost_common.h: small helpers the lessons on attention's cost (19-25) share: a stopwatch for
+// cost_common.h: small helpers the lessons on attention's cost and heads share: a stopwatch for
 // measured steps, byte counts printed for people, a gnuplot of measured curves, and one way to
-// train the small GPTs that lessons 22, 24 and 25 compare.
+// train the small GPTs that lessons 19, 22 and 24 compare.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -32,7 +32,7 @@ struct Curve {
 std::string curves_plot(const std::string& title, const std::string& xlabel, const std::string& ylabel,
                         const std::vector<double>& x, const std::vector<Curve>& curves, bool log_x, bool log_y);
 
-// ---- small GPTs trained on Tiny Shakespeare (lessons 22, 24, 25) ----
+// ---- small GPTs trained on Tiny Shakespeare (lessons 19, 22 and 24) ----
 
 // One training budget, the same for every model a lesson compares.
 struct SmallTraining {

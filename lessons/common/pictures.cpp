@@ -1,5 +1,5 @@
 // pictures.cpp: drawing a lesson's pictures into its stream's image folder (see pictures.h).
-#include "lessons/pictures.h"
+#include "lessons/common/pictures.h"
 
 #include <filesystem>
 #include <iostream>

@@ -1,0 +1,35 @@
+// build_gpt.h: what lesson build_gpt returns, the key numbers it prints, so tests/lessons/ can
+// assert them (the lesson itself: build_gpt.cpp).
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace sf::lessons {
+
+// Let's build a GPT, stage by stage: six models on real text, the same step budget each.
+struct BuildGptOptions {
+  std::string corpus = "shakespeare";  // or "tang" (SF_LESSON_CORPUS=tang when run by name)
+  int64_t steps = 1500;                // per stage
+  int64_t batch_size = 16, block_size = 32;
+  int64_t n_embd = 64, n_head = 4, n_layer = 4;
+  double lr = 6e-3;
+  int64_t sample_chars = 200;
+  int64_t val_batches = 0;  // batches of 64 val windows scored; 0: the whole val split
+  uint64_t seed = 1337;     // batches and samples
+};
+struct BuildGptResult {
+  std::string corpus;  // its one-line description
+  int64_t vocab_size = 0, train_chars = 0, val_chars = 0;
+  std::vector<int64_t> params;            // per stage, counted by the modules
+  std::vector<int64_t> formula;           // per stage, by the formula printed beside it
+  std::vector<std::string> formula_text;  // the formula with the sizes put in
+  std::vector<double> val_loss;           // per stage, over the whole val split
+  std::vector<std::string> samples;
+  int64_t gpt_params = 0;  // sf::GPT with the last stage's sizes
+};
+BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& options);
+BuildGptResult run_lesson_build_gpt(std::ostream& out);  // the defaults (and SF_LESSON_CORPUS)
+
+}  // namespace sf::lessons
