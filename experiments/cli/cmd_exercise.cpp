@@ -2,6 +2,8 @@
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
 // the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/).
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -48,7 +50,13 @@ void add_exercise_command(CLI::App& app) {
       cmd->add_subcommand("capstone", "train a GPT on Tiny Shakespeare with your pieces (exercises/README.md)");
   auto capstone_options = std::make_shared<exercise::CapstoneOptions>();
   capstone->add_option("--steps", capstone_options->steps, "training steps")->check(CLI::Range(1, 1000000));
-  capstone->add_option("--target", capstone_options->target, "the val loss to reach");
+  capstone->add_option("--target", capstone_options->target, "the val loss to reach")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const double x = std::strtod(text.c_str(), nullptr);
+            return x > 0 && std::isfinite(x) ? std::string() : std::string("must be a positive number, e.g. 2.0");
+          },
+          "POSITIVE"));
 
   list->callback([] { exercise::print_list(std::cout); });
   capstone->callback([capstone_options] {
