@@ -4,7 +4,8 @@
 #   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, then
 #                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
-#                     the list; capstone: train a GPT with your pieces)
+#                     the list; ./run.sh exercise hint N [tier] for a hint; capstone: train a
+#                     GPT with your pieces)
 #   ./run.sh course   build the course site (every lesson in English and Chinese, the attention
 #                     explorer) into build/course/; open build/course/index.html
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
@@ -40,8 +41,22 @@ if [[ "${1:-}" == "exercise" ]]; then
   shift
   scripts/setup.sh
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-  echo "run.sh: building build/scratchformer (minutes the first time, seconds after an edit)" >&2
-  if ! cmake --build build -j "$jobs" --target scratchformer >build/exercise_build.log 2>&1; then
+  if [[ -x build/scratchformer ]]; then
+    echo "run.sh: rebuilding build/scratchformer with your edits (seconds)" >&2
+  else
+    echo "run.sh: the first build compiles the whole framework: about 12 minutes on 2 cores," >&2
+    echo "        seconds after that for each edit. Progress (full log: build/exercise_build.log):" >&2
+  fi
+  # The compiler's output goes to the log; its [ NN%] progress is shown on one line that updates.
+  set +e
+  cmake --build build -j "$jobs" --target scratchformer 2>&1 | tee build/exercise_build.log |
+    while IFS= read -r line; do
+      if [[ "$line" =~ ^\[\ *([0-9]+)%\] ]]; then printf '\r  built %3s%%' "${BASH_REMATCH[1]}" >&2; fi
+    done
+  build_status=${PIPESTATUS[0]}
+  set -e
+  echo >&2
+  if [[ $build_status -ne 0 ]]; then
     grep -v '^\[' build/exercise_build.log >&2
     echo "run.sh: the build failed (the compiler's messages are above); fix your file and run it again" >&2
     exit 2
@@ -49,9 +64,8 @@ if [[ "${1:-}" == "exercise" ]]; then
   if [[ $# -eq 0 || "$1" == "list" ]]; then
     exec build/scratchformer exercise list
   fi
-  if [[ "$1" == "capstone" ]]; then
-    shift
-    exec build/scratchformer exercise capstone "$@"
+  if [[ "$1" == "hint" || "$1" == "capstone" ]]; then
+    exec build/scratchformer exercise "$@"
   fi
   exec build/scratchformer exercise check "$@"
 fi

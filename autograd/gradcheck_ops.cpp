@@ -4,9 +4,9 @@
 // run checks the same numbers.
 #include <cmath>
 
-#include "autograd/attention.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 namespace sf {
 namespace {

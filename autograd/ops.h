@@ -46,9 +46,13 @@ Tensor operator/(double s, const Tensor& a);
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 
 // ---- reductions (ops_reduce.cpp) ----
+// One axis is given the same way to sum, mean and max: sum(x, -1, true), max(x, -1, true).
+// sum and mean also take several axes, sum(x, {0, 1}); `{-1}` still means the one axis -1.
 Tensor sum(const Tensor& a);  // all elements -> shape ()
+Tensor sum(const Tensor& a, int64_t axis, bool keepdim = false);
 Tensor sum(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim = false);
 Tensor mean(const Tensor& a);
+Tensor mean(const Tensor& a, int64_t axis, bool keepdim = false);
 Tensor mean(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim = false);
 // Max along one axis; the gradient goes to the (first) arg-max.
 Tensor max(const Tensor& a, int64_t axis, bool keepdim = false);

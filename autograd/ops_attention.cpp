@@ -23,17 +23,17 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/attention.h"
+#include "autograd/cpu/attention_tiles.h"
 #include "autograd/cpu/blas.h"
-#include "autograd/errors.h"
-#include "autograd/graph.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
-#include "autograd/ops.h"
 #include "autograd/cpu/simd.h"
-#include "autograd/cpu/attention_tiles.h"
 #include "autograd/cpu/small_gemm.h"
 #include "autograd/cpu/threads.h"
+#include "autograd/errors.h"
+#include "autograd/graph.h"
+#include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 namespace sf {
 

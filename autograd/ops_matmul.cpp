@@ -110,30 +110,16 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
   return x.numel() / std::max<int64_t>(weight.size(1), 1);
 }
 
-// A small weight: at most 2^17 elements (512 KB in float), so W, W^T and a gradient dW stay in a
-// core's L2 cache. Linear layers with such a weight and at least two panels of rows (kPanelRows,
-// below) multiply on small_gemm (small_gemm.h), which reads x, W and dy where they are, instead of
-// OpenBLAS, which packs its operands on every call (on bench_gpt's tiny and small shapes, over 9%
-// of a step's samples went to OpenBLAS's packing copies and 3% to copying the bias into y).
-// Read in place, a larger W^T (over the L2 cache) was streamed from L3 for every 8 rows of x
-// (medium's steps ran 7% slower): larger weights take the packed panels below, or OpenBLAS.
-// bench_gpt's steps taken in turn on a 2-core Zen 5, old/new (bench/README.md, session 23): tiny
-// 1.10x and small 1.06x with OpenBLAS's AVX-512 kernels (Cooperlake), 1.63x and 1.65x with its AVX2
-// ones (Haswell, which this kernel's AVX-512 tiles outrun); with this code built for AVX2 too
-// (-march=haswell), tiny 1.05x and small 1.02x; medium, whose weights are not small, 1.00.
-// With few rows (generation with the KV cache: one row per sequence) W^T would cost more to make
-// than the product saves, and OpenBLAS keeps them: on small's shape, batch 1 generated 0.58x as
-// many tokens per second with every call on small_gemm (bench_sample).
-//
-// Larger weights take small_gemm too when this build's tiles are AVX-512 (16 floats a vector). W^T
-// (forward) and W (the backward's dx) are then made once per call in small_gemm's panels
-// (small_gemm_prepacked). On a 2-core Zen 5, bench_gpt's medium steps taken in turn: 1.73x faster
-// than on OpenBLAS held to its AVX2 (Haswell) kernels (session 25), and, since the tiles prefetch
-// C's lines (small_gemm.cpp), 1.07x faster than on OpenBLAS's own AVX-512 (Cooperlake) kernels,
-// which won before that (0.91x, 0.99x; bench/README.md, sessions 25 and 26). An AVX2 build keeps
-// large weights on OpenBLAS (not measured there). Up to 2^22 elements (GPT-2 small's MLP has
-// 2.4M): W^T, W's panels and the panel backward's per-chunk dW are scratch copies of W (up to 9),
-// so a 50257-token LM head stays on OpenBLAS.
+// Which linear layers multiply on small_gemm (small_gemm.h), which reads x, W and dy where they lie,
+// instead of OpenBLAS, which packs its operands on every call:
+// - at least two panels of rows (2 * kPanelRows): with fewer (generation with the KV cache, one row
+//   per sequence) making W^T costs more than the product saves, and OpenBLAS keeps them;
+// - a small weight, at most 2^17 elements (512 KB in float), so W, W^T and dW stay in a core's L2
+//   cache; read in place, a larger W^T would stream from L3 for every 8 rows of x;
+// - or, when this build's tiles are AVX-512 (kWideTiles), a weight up to 2^22 elements (GPT-2
+//   small's MLP has 2.4M), made once per call into small_gemm's panels. W^T, W's panels and the
+//   per-chunk dW are scratch copies of W (up to 9), so a 50257-token LM head stays on OpenBLAS.
+// The measurements behind these limits: bench/README.md, "How the speed is won".
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
 constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
@@ -151,16 +137,12 @@ static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
 // row, and the bias is added as each tile of y is stored; otherwise each block's rows of y are set
 // to b and OpenBLAS adds the product (beta 1). The transpose is cut in two halves of W's rows on
 // the pool: done by the calling thread alone, the other one waited for it, and W, last written by
-// the optimizer, comes from memory (small's steps ran 1.2-1.7% faster with the halves and the
-// prefetch of transpose_block; bench/README.md, session 24).
+// the optimizer, comes from memory.
 //
-// On small_gemm every row of y has the same bits however the rows are cut, so the blocks can be
-// small and many (up to kFineChunksPerThread chunks per thread, threads.h): the cores of a VM
-// drift apart by a few percent from one millisecond to the next, and with 8 blocks of 256 rows one
-// thread waited for the other's last block. bench_gpt's steps taken in turn on a 2-core Zen 5,
-// old/new: small 1.018, 1.011 and 1.012 (Cooperlake kernels), 1.004 (Haswell); medium (large W)
-// 1.006. Tiny lost 0.5% with its smaller weights cut so fine (a block of 64 rows then takes a
-// few microseconds), so they keep the 8 blocks (bench/README.md, session 27).
+// On small_gemm every row of y has the same bits however the rows are cut, so from kFineBlockWeight
+// elements of W the blocks are small and many (up to kFineChunksPerThread chunks per thread,
+// threads.h), and a thread that falls behind does not leave the other waiting for a large last
+// block. Smaller weights keep 8 blocks: a block of 64 rows would take only a few microseconds.
 template <class T, class After>
 static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t rows, int64_t in, int64_t out,
                            After after) {
@@ -229,7 +211,8 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // (both on small_gemm, which reads dy^T and W as they lie) and its column sums to the chunk's db.
 // Done as three passes over the whole batch instead (two products and a column sum), dy (4 MB in
 // small's MLP) comes from memory three times; a step of bench_gpt's small shape runs 1-4% faster
-// this way (steps taken in turn, bench/README.md), tiny's up to 1%. Chunk 0 adds into the .grad tensors themselves, the others into scratch that is added
+// this way (steps taken in turn, bench/README.md), tiny's up to 1%. Chunk 0 adds into the .grad
+// tensors themselves, the others into scratch that is added
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
 // at rows [r0, r1) of dy; linear_gelu makes them there, dy times its kept GELU slope (into a buffer
 // of the thread's own), so its dpre is never written out.
@@ -240,11 +223,8 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
 // one claim each (DxPieces): a chunk's thread does a panel's dW first and then claims the panel's
 // pieces front to back, and a thread that has finished its own chunks claims the pieces of the
 // chunks still running from their far end (making those rows of dy again for itself), until the
-// two meet. On a 2-core VM whose cores drift apart by a few percent from one millisecond to the
-// next (each core's time for the same 0.93 ms of FMAs ranged 0.90-1.00 ms), the calling thread of
-// small's step waited 2.6 ms a step at the end of linear layers' backward calls, half of all its
-// waiting (bench_gpt --breakdown); small's steps taken in turn, old/new: 1.011 and 1.016
-// (bench/README.md, session 27).
+// two meet. The cores of a VM drift apart by a few percent from one millisecond to the next; this
+// way the two threads end a linear layer's backward together.
 
 // How many chunks, or 0 when the panel pass does not apply (not a small weight, or fewer rows
 // than two panels: direct_linear): one per 1024 rows, 2 to 8, an even count.
@@ -455,9 +435,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 // the block of pre = x W^T + b into its slope gelu'(pre), in place, from the tanh or erf it has just
 // computed for GELU (gelu_forward_and_slope: the bits of gelu's own backward): backward needs
 // nothing else of pre, and then takes no tanh or erf of its own. Backward: dpre = dy * slope, then
-// linear's backward on dpre. bench_gpt's steps in turn, old/new: tiny 1.012, small 1.006-1.007,
-// medium 1.003 (bench/README.md, session 28). Under fp16/bf16 autocast it is the composition
-// itself (which rounds between the two).
+// linear's backward on dpre. Under fp16/bf16 autocast it is the composition itself (which rounds
+// between the two).
 Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, GeluApprox approx) {
   JobLabel label("linear_gelu");
   const int64_t rows = linear_rows(x, weight, bias, "linear_gelu");

@@ -291,8 +291,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
   return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
     int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
     // dx adds straight into the .grad x has gathered so far, if any (a residual stream's, from the
-    // add after it): no tensor of its own and no pass of accumulate_grad over it. bench_gpt's steps
-    // in turn, old/new: small 1.004 (Cooperlake), 1.003 (Haswell), tiny 1.004 (session 28).
+    // add after it): no tensor of its own and no pass of accumulate_grad over it.
     const Tensor so_far = grad_so_far(x);
     const bool add_dx = so_far.defined();
     Tensor dx = !x.requires_grad() ? Tensor() : add_dx ? so_far : Tensor::empty(x.shape(), x.dtype());

@@ -110,6 +110,8 @@ Tensor sum(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim) {
                 [a, keep](const Tensor& dout) { accumulate_grad(a, expand(reshape(dout, keep), a.shape())); });
 }
 
+Tensor sum(const Tensor& a, int64_t axis, bool keepdim) { return sum(a, std::vector<int64_t>{axis}, keepdim); }
+
 Tensor sum(const Tensor& a) {
   std::vector<int64_t> all(a.shape().size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
@@ -121,6 +123,8 @@ Tensor mean(const Tensor& a, const std::vector<int64_t>& axes, bool keepdim) {
   int64_t count = a.numel() / std::max<int64_t>(1, shape_numel(keep));
   return sum(a, axes, keepdim) * (1.0 / static_cast<double>(count));
 }
+
+Tensor mean(const Tensor& a, int64_t axis, bool keepdim) { return mean(a, std::vector<int64_t>{axis}, keepdim); }
 
 Tensor mean(const Tensor& a) { return sum(a) * (1.0 / static_cast<double>(std::max<int64_t>(1, a.numel()))); }
 

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "autograd/cpu/blas.h"
-#include "autograd/attention.h"
+#include "app/startup.h"
 #include "autograd/cpu/threads.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "nn/gpt.h"
 
 using namespace sf;
@@ -162,7 +162,7 @@ void short_rows() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
+  sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   init_threads_from_env();
   if (argc == 5 && std::string(argv[1]) == "--child")
     return child(argv[2], parse_attention_kernel(argv[3]), std::atoll(argv[4]));

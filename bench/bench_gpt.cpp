@@ -40,13 +40,13 @@
 //          and a minute later at 78-79), so the limit is measured over the same stretch of time
 //          as the steps.
 //   peak   apart, after the steps: each product the best of five 20 ms windows, both ways, the
-//          faster counting. "of peak" = our GFLOP/s / peak: what earlier sessions called the
-//          share. A slow spell during this measurement lowers it (a medium run gave 106% of
+//          faster counting. "of peak" = our GFLOP/s / peak (older notes in bench/README.md
+//          call it the share). A slow spell during this measurement lowers it (a medium run gave 106% of
 //          peak and 92% in turn), a fast one raises it.
 // "cold" times the same products on the pool with each call's operands out of cache (the next of
 // several copies, about 64 MiB together): the products alone then ran 5-15% below the limit on a
 // Zen 4. Context only, and not a bound: a profile of small's steps found OpenBLAS running at about
-// the limit's rate inside them (bench/README.md, session 16).
+// the limit's rate inside them.
 #include <cblas.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -67,6 +67,7 @@
 #include <vector>
 #include <xsimd/xsimd.hpp>
 
+#include "app/startup.h"
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/cpu/threads.h"
@@ -553,7 +554,7 @@ static std::string join(const std::vector<double>& v) {
 }
 
 int main(int argc, char** argv) {
-  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
+  sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
   bool with_reference = true, measure_limit = true, with_breakdown = false;

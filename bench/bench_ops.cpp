@@ -21,12 +21,12 @@
 #include <cstdio>
 #include <functional>
 
-#include "autograd/attention.h"
-#include "autograd/cpu/blas.h"
+#include "app/startup.h"
 #include "autograd/cpu/small_gemm.h"
+#include "autograd/cpu/threads.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
-#include "autograd/cpu/threads.h"
+#include "autograd/ops_attention.h"
 
 using namespace sf;
 using Clock = std::chrono::steady_clock;
@@ -164,7 +164,7 @@ static void product_row(const char* name, int64_t M, int64_t K, int64_t N, bool 
 }
 
 int main(int, char** argv) {
-  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
+  sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   init_threads_from_env();
   std::printf("scratchformer bench_ops (float32, %d BLAS threads)\n\n", num_threads());
 

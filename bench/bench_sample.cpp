@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/cpu/blas.h"
+#include "app/startup.h"
 #include "autograd/cpu/threads.h"
 #include "bench/bench_common.h"
 #include "nn/gpt.h"
@@ -72,7 +72,7 @@ double ours_tokens_per_s(const BenchShape& s, int64_t B, int generations) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  sf::blas::reexec_with_better_kernels(argv);  // OpenBLAS kernels for a CPU it does not know (blas.h)
+  sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   int rounds = 3, generations = 10, threads = 2;
   bool with_reference = true;
   std::string reference = "bench/torch_gpt_bench.py";

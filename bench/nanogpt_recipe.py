@@ -13,7 +13,7 @@ layout, no bias). Run from the project root with Debian's torch:
 
   OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/nanogpt_recipe.py [--seed 1337] [--text PATH]
 
-(--iters, --warmup and --eval-interval shorten it for tests/experiments/test_nanogpt_replay.cpp.)
+(--iters, --warmup and --eval-interval shorten it for tests/train/test_nanogpt_replay.cpp.)
 
 nanoGPT's own tuned setting is OPENBLAS_NUM_THREADS=1 (torch's intra-op threads stay at 2).
 Prints progress and, last, one JSON line with the losses and the wall time.

@@ -106,6 +106,7 @@ class Site:
         self.search = []
         self.pending_sources = []
         self.files = set()  # repo paths of other images the pages show
+        self.broken = []  # links in the lessons to files that do not exist
 
     def group_parts(self):
         """[(title_en, title_zh, about {lang: line}, [lessons])]: the registry's parts (each lesson's
@@ -114,6 +115,8 @@ class Site:
         for l in self.lessons:
             part = l.get("part") or {"title": "Lessons", "title_zh": "课程"}
             key = (part.get("title", ""), part.get("title_zh", part.get("title", "")))
+            if "number" in part:
+                key = ("Part %d · %s" % (part["number"], key[0]), "第 %d 部分 · %s" % (part["number"], key[1]))
             if not parts or parts[-1][0:2] != key:
                 parts.append((key[0], key[1], {"en": part.get("about", ""), "zh": part.get("about_zh", "")}, []))
             parts[-1][3].append(l)
@@ -149,8 +152,8 @@ class Site:
         if folder == "lessons/images":
             return rel("images/" + os.path.basename(target), page)
         if not os.path.isfile(os.path.join(ROOT, target)):
-            if follow:
-                fail(md_path + ": link to " + url + ": " + target + " does not exist")
+            if follow:  # a broken link in a lesson: text in the page, and said (fatal with --strict)
+                self.broken.append(md_path + ": link to " + url + ": " + target + " does not exist")
             return None
         if attr == "src":  # an image outside lessons/images: a copy
             self.files.add(target)
@@ -262,7 +265,8 @@ class Site:
                 if m:
                     current = [m.group(2)]
                     hints.append((m.group(1), current))
-                elif current is not None and line.startswith("  ") and line.strip():
+                elif (current is not None and line.startswith("  ") and line.strip()
+                      and not re.match(r"^\s*[A-Za-z][\w ]*:\s", line)):  # not the next "field:"
                     current.append(line.strip())
                 elif re.match(r"^\s*Check it:", line):
                     current = None
@@ -345,8 +349,9 @@ class Site:
                 title = l["title_zh"] if lang == "zh" else l["title"]
                 extra = ""
                 if l["exercises"]:
+                    label = w["exercise"] + ("s" if lang == "en" and len(l["exercises"]) > 1 else "")
                     extra = ' <span class="badge">%s %s</span>' % (
-                        w["exercise"], ", ".join(str(e["number"]) for e in l["exercises"]))
+                        label, ", ".join(str(e["number"]) for e in l["exercises"]))
                 rows.append('<li value="%d"><a href="%s">%s</a>%s</li>' % (
                     l["number"], rel(self.lesson_page(lang, l), page), html.escape(title), extra))
             rows.append("</ol>")
@@ -476,6 +481,7 @@ def main():
     p.add_argument("--reverse-run", help="the run folder of a trained reverse encoder-decoder (default: train one)")
     p.add_argument("--steps", type=int, default=400, help="steps of the default GPT trained for the explorer")
     p.add_argument("--prompt", default="ROMEO: What say you? JULIET: I say")
+    p.add_argument("--strict", action="store_true", help="a broken link in a lesson is an error (the test's build)")
     args = p.parse_args()
     if not os.path.isfile(args.binary):
         fail("no " + args.binary + " (build it: cmake --build build --target scratchformer)")
@@ -494,6 +500,10 @@ def main():
             job.result()
         site.source_pages(pool)
     site.search.sort(key=lambda page: (page["lang"], page["url"]))
+    for line in sorted(set(site.broken)):
+        print("build_site.py: " + ("" if args.strict else "warning: ") + line, file=sys.stderr)
+    if site.broken and args.strict:
+        fail("%d broken links in the lessons (--strict)" % len(set(site.broken)))
     site.explorer(args, work)
     site.assets()
     print("build_site.py: wrote %s (%d lessons in 2 languages) in %.0f s; open %s" %

@@ -58,3 +58,9 @@ document.querySelectorAll('span.math').forEach(el => {
   });
   document.addEventListener('click', e => { if (!e.target.closest('.search')) list.hidden = true; });
 })();
+
+// The side navigation scrolled to the page's lesson.
+(function () {
+  const nav = document.querySelector('nav.side'), current = document.querySelector('nav.side li.current');
+  if (nav && current) nav.scrollTop = current.offsetTop - nav.clientHeight / 3;
+})();

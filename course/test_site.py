@@ -25,6 +25,7 @@ import http.server
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
@@ -70,7 +71,8 @@ class Browser:
     def read(self, timeout):
         deadline = time.time() + timeout
         while b"\0" not in self.buffer:
-            if time.time() > deadline:
+            ready, _, _ = select.select([self.inp], [], [], max(0.0, deadline - time.time()))
+            if not ready:
                 raise TimeoutError("no answer from Chromium")
             chunk = os.read(self.inp, 1 << 20)
             if not chunk:
@@ -167,7 +169,8 @@ EXPLORER_FACTS = r"""(() => {
   document.getElementById('ax-view-lines').click();
   const svg = document.getElementById('ax-lines');
   const lines = svg.querySelectorAll('line').length, texts = svg.querySelectorAll('text').length;
-  const shown = !svg.hidden;
+  // Shown, and the maps not: what a person sees, not only what the script set.
+  const shown = svg.getBoundingClientRect().height > 0 && document.getElementById('ax-heads').getBoundingClientRect().height === 0;
   document.getElementById('ax-view-grid').click();
   return {cells, q, k, heads, roles, lines, texts, shown};
 })()"""
@@ -254,7 +257,7 @@ class Checker:
 
 
 def build(args):
-    cmd = [sys.executable, os.path.join(HERE, "build_site.py"), "--binary", args.binary, "--out", args.site]
+    cmd = [sys.executable, os.path.join(HERE, "build_site.py"), "--binary", args.binary, "--out", args.site, "--strict"]
     start = time.time()
     r = subprocess.run(cmd)
     if r.returncode != 0:

@@ -175,8 +175,18 @@ std::string Seq2SeqTask::to_string(const std::vector<int32_t>& ids) const {
   return out;
 }
 
-int64_t Seq2SeqTask::max_src_len() const { return kind_ == TaskKind::addition ? 2 * cfg_.max_len + 1 : cfg_.max_len; }
-int64_t Seq2SeqTask::max_tgt_len() const { return kind_ == TaskKind::addition ? cfg_.max_len + 1 : cfg_.max_len; }
+static int64_t max_src_len_of(TaskKind task, int64_t max_len) {
+  return task == TaskKind::addition ? 2 * max_len + 1 : max_len;  // a + b
+}
+static int64_t max_tgt_len_of(TaskKind task, int64_t max_len) {
+  return task == TaskKind::addition ? max_len + 1 : max_len;  // a carry adds a digit
+}
+int64_t longest_sequence(TaskKind task, int64_t max_len) {
+  return std::max(max_src_len_of(task, max_len), max_tgt_len_of(task, max_len) + 1);
+}
+
+int64_t Seq2SeqTask::max_src_len() const { return max_src_len_of(kind_, cfg_.max_len); }
+int64_t Seq2SeqTask::max_tgt_len() const { return max_tgt_len_of(kind_, cfg_.max_len); }
 
 nlohmann::json Seq2SeqTask::get_state() const {
   return {{"kind", "seq2seq"}, {"task", cfg_.task}, {"rng", gen_.state()}, {"examples", drawn_}};

@@ -54,6 +54,11 @@ inline constexpr int32_t kPad = 0, kBos = 1, kEos = 2, kFirstSymbol = 3;
 // data.task_symbols / data.task_eval_size.
 TaskKind check_seq2seq_config(const Seq2SeqConfig& cfg);
 
+// The longest sequence a task's model reads or writes, in tokens, for sources of at most
+// `max_len` items (digits per number for addition): the longest source, or the longest target
+// with <bos> (the decoder's input) or <eos> (its output) added.
+int64_t longest_sequence(TaskKind task, int64_t max_len);
+
 // The answer to `src` for a task (content ids in, content ids out).
 std::vector<int32_t> solve(TaskKind task, const std::vector<int32_t>& src);
 

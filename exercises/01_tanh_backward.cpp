@@ -4,10 +4,12 @@
 // receives dy = d loss / d y (the same shape as y) and needs dx = d loss / d x. Write that step.
 //
 //   shapes:  y, dy, and the result dx all have the shape of x (any shape, even a scalar ())
-//   formula: d tanh(x) / dx = 1 - tanh(x)^2 = 1 - y^2, so by the chain rule dx = dy * (1 - y^2)
-//   hint:    sf ops work elementwise on whole tensors: `dy * (1.0 - y * y)` is one line.
-//            Use y, not x: it is what the graph saved, and it is exact where tanh saturates.
+//   idea:    the chain rule: the gradient arriving from above times tanh's local derivative,
+//            written from the saved output y (exact where tanh saturates) rather than from x.
+//   contract: dx has y's shape and dtype (float32 in, float32 out).
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 1 (1 the idea), then
+// hint 1 2 (the formula) and hint 1 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 1   (or ./run.sh exercise 1)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

@@ -6,12 +6,11 @@
 // reduction every broadcasting backward needs (the framework's is sf::sum_to).
 //
 //   shapes:  g (the broadcast shape), shape (what to reduce to) -> a tensor of exactly `shape`
-//   formula: sum over the leading axes that `shape` does not have, then over every axis where
-//            `shape` has size 1 but g does not (keeping that axis, with size 1)
-//   example: (2, 3, 4) -> (3, 1): sum over axis 0 -> (3, 4), then over axis 1 keepdim -> (3, 1);
-//            (2, 3) -> (): sum over both axes -> a scalar
-//   hint:    sf::sum(t, {axes}) drops the axes, sf::sum(t, {axes}, true) keeps them as size 1.
+//   idea:    every copy broadcasting made of an element sends its gradient back into it.
+//   contract: keeps g's dtype; a `shape` with more axes than g throws sf::ShapeError.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 2 (1 the idea), then
+// hint 2 2 (the formula) and hint 2 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 2   (or ./run.sh exercise 2)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

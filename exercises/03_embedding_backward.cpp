@@ -5,11 +5,12 @@
 //
 //   shapes:  ids (N) or (B, T) (any shape, N = ids.numel() ids in row-major order),
 //            dout (ids shape..., C), V the vocabulary size -> dW (V, C)
-//   formula: dW[v] = sum over every i with ids[i] == v of dout[i]   (zero if v never occurs)
-//   hint:    dout.to_vector() gives its values as doubles, row i at [i * C, (i + 1) * C);
-//            Tensor::from_vector(values, {V, C}, dout.dtype()) builds the result.
-//            A token that occurs twice receives both gradients: add, never assign.
+//   idea:    the lookup is a one-hot matmul; its transpose scatters each row of dout back to
+//            the row of W it came from.
+//   contract: dW has dout's dtype; an id outside [0, V) throws sf::ShapeError naming it.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 3 (1 the idea), then
+// hint 3 2 (the formula) and hint 3 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 3   (or ./run.sh exercise 3)
 #include "exercises/exercise.h"
 

@@ -7,10 +7,9 @@
 //   formula: for row t, position p = offset + t, and column pair i (columns 2i and 2i + 1):
 //              PE[t, 2i]     = sin(p / 10000^(2i / C))
 //              PE[t, 2i + 1] = cos(p / 10000^(2i / C))
-//   hint:    fill a std::vector<double> of T * C values (row t starts at t * C) with std::sin,
-//            std::cos and std::pow, then Tensor::from_vector(values, {T, C}, DType::f64).
-//            Column c belongs to pair c / 2, so its exponent is (c - c % 2) / C.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 4 (1 the idea), then
+// hint 4 2 (the formula) and hint 4 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 4   (or ./run.sh exercise 4)
 #include <cmath>
 

@@ -3,12 +3,13 @@
 // y = softmax(x) over the last axis; the backward receives dy and must return dx.
 //
 //   shapes:  y, dy (..., N) -> dx (..., N)
-//   formula: the Jacobian of one row is dy_i/dx_j = y_i (delta_ij - y_j), so
-//              dx_i = y_i (dy_i - sum_j dy_j y_j)
-//   hint:    the sum is one number per row: sf::sum(dy * y, {-1}, true) keeps it as (..., 1)
-//            so that it broadcasts back over the row. One line, from y alone (no exp needed).
 //   edges:   masked entries have y = 0 and must get dx = 0; a row of one gets dx = 0.
+//   idea:    write the Jacobian dy_i/dx_j of one row (i = j and i != j apart), then apply its
+//            transpose to dy without building it (lesson attention: "derive it first").
+//   contract: dx keeps y's dtype; masked entries (y = 0) get exactly 0.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 6 (1 the idea), then
+// hint 6 2 (the formula) and hint 6 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 6   (or ./run.sh exercise 6)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

@@ -6,15 +6,14 @@
 //
 //   shapes:  logits (N, V), targets (N) with values in [0, V) -> loss () (a scalar tensor);
 //            backward: the same logits and targets and dloss () -> dlogits (N, V)
-//   formula: log_softmax(x)_j = (x_j - m) - log(sum_k e^(x_k - m)),  m = max_k x_k per row
-//            loss = -(1/N) sum_n log_softmax(logits_n)[targets[n]]
-//            d loss / d logits = (softmax(logits) - onehot(targets)) / N, times dloss
-//   hint:    build onehot (N, V) with 1 at (n, targets[n]) (a std::vector<double> and
-//            Tensor::from_vector(values, {N, V}, logits.dtype())); then the loss is
-//            -sum(logp * onehot) / N. dloss.item() is the scalar to scale the gradient by.
-//            log(softmax(x)) is not stable: softmax underflows to 0 for large logits, and
-//            log 0 = -inf. The log-sum-exp form above never takes the log of something tiny.
+//   idea:    take the log of softmax on paper (a log of a quotient), never numerically; then
+//            differentiate -log softmax with respect to every logit.
+//   contract: the loss and the gradient keep the logits' dtype (a float32 model stays float32);
+//            the gradient is scaled by dloss (the gradient arriving from above); a target outside
+//            [0, V) throws sf::ShapeError, in the forward and the backward.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 7 (1 the idea), then
+// hint 7 2 (the formula) and hint 7 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 7   (or ./run.sh exercise 7)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

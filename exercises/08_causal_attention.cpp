@@ -4,18 +4,13 @@
 // weighted average of the values. A causal (decoder) model may not look ahead.
 //
 //   shapes:  q (B, H, T, D), k and v (B, H, S, D) -> out (B, H, T, D); scores are (B, H, T, S)
-//   formula: scores = q k^T / sqrt(D)
-//            scores[t, s] = -inf where key s lies in query t's future
-//            out = softmax(scores over s) v
 //   causal:  the T queries are the last T of the S positions (with a KV cache, S - T keys came
 //            before them): query t sits at position S - T + t and sees keys s <= S - T + t.
 //            With T = S that is the usual lower-triangular mask.
-//   hint:    sf::matmul(q, sf::transpose(k, -2, -1)) gives the scores. Build the mask as a
-//            (1, 1, T, S) tensor of 0/1 (1 = masked; Tensor::from_vector(values, {1, 1, T, S},
-//            q.dtype())), then sf::masked_fill(scores, mask, -INFINITY) and sf::softmax(.., -1).
-//            Use sf ops on q, k, v (no copying values out): the checker differentiates your
-//            function with autograd.
+//   contract: keeps q's dtype; built from sf ops on q, k, v (the checker differentiates it).
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 8 (1 the idea), then
+// hint 8 2 (the formula) and hint 8 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 8   (or ./run.sh exercise 8)
 #include <cmath>
 #include <limits>

@@ -7,13 +7,13 @@
 // are then e^(x_i - m) / l.
 //
 //   state:   SoftmaxState{max, sum}; an empty state is {-inf, 0}
-//   update:  for a new score x:  m' = max(m, x),  l' = l e^(m - m') + e^(x - m')
-//   merge:   m = max(m_a, m_b),  l = l_a e^(m_a - m) + l_b e^(m_b - m)
-//   hint:    std::exp and std::max. Never exponentiate a raw score (e^1000 is inf), only
-//            differences to a max, which are <= 0.
 //   edges:   a -inf score (a masked key) adds e^-inf = 0, but e^(-inf - (-inf)) is nan: leave
 //            the state unchanged for it. Merging two empty states gives an empty state.
+//   idea:    keep the sum of exponentials relative to the largest score so far; when a larger
+//            one arrives, rescale what was summed against the old max.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 9 (1 the idea), then
+// hint 9 2 (the formula) and hint 9 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 9   (or ./run.sh exercise 9)
 #include <algorithm>
 #include <cmath>

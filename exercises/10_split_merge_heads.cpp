@@ -5,12 +5,10 @@
 //
 //   shapes:  split_heads: x (B, T, C), H -> (B, H, T, D)
 //            merge_heads: x (B, H, T, D) -> (B, T, H * D)
-//   formula: split: channel h * D + d of token t becomes element (h, t, d);
-//            merge is its inverse
-//   hint:    split = reshape to (B, T, H, D), then swap axes 1 and 2 (sf::transpose(x, 1, 2));
-//            merge = swap axes 1 and 2 back, then reshape to (B, T, H * D). sf::reshape and
-//            sf::transpose keep the autograd graph, which the checker differentiates.
+//   contract: H must divide C (else sf::ShapeError); sf ops keep the autograd graph.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 10 (1 the idea), then
+// hint 10 2 (the formula) and hint 10 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 10   (or ./run.sh exercise 10)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

@@ -4,14 +4,13 @@
 // Given dy, return the gradients of x, w and b.
 //
 //   shapes:  x, dy (..., C), w (C) -> dx (..., C), dw (C), db (C)
-//   formula: db = sum over rows of dy;  dw = sum over rows of dy * xhat
-//            g = dy * w (the gradient reaching xhat), then per row:
-//            dx = rstd * (g - mean(g) - xhat * mean(g * xhat))
-//   why:     mean and var depend on every x of the row; the two subtracted means remove the
-//            two directions LayerNorm cannot see (shifting a row, and scaling it).
-//   hint:    "sum over rows" is over every axis but the last (axes 0 .. x.dim() - 2), with
-//            sf::sum(t, axes); the per-row means are sf::mean(t, {-1}, true).
+//   idea:    go backward step by step: y from xhat, xhat from x - mean and rstd, and both the
+//            mean and the variance depend on every x of the row (lesson layernorm: "derive it
+//            first"). dw and db sum over every axis but the last.
+//   contract: keeps the inputs' dtype; eps is the argument (the checker tries eps 0.3).
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 12 (1 the idea), then
+// hint 12 2 (the formula) and hint 12 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 12   (or ./run.sh exercise 12)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

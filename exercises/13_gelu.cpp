@@ -3,11 +3,12 @@
 //
 //   shapes:  x, dy, y, dx all the same shape
 //   forward: u = sqrt(2/pi) (x + 0.044715 x^3),  t = tanh(u),  y = 0.5 x (1 + t)
-//   backward: dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) du/dx,  du/dx = sqrt(2/pi) (1 + 3 * 0.044715 x^2)
-//            dx = dy * dy/dx
-//   hint:    elementwise sf ops: sf::tanh, and * and + with doubles (2.0 * x, 1.0 + t);
-//            std::sqrt(2.0 / std::numbers::pi) is a plain double.
+//   idea:    the backward is the product rule (x times a smooth step) and the chain rule
+//            through tanh and the cubic inside it; multiply by dy.
+//   contract: keeps x's dtype.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 13 (1 the idea), then
+// hint 13 2 (the formula) and hint 13 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 13   (or ./run.sh exercise 13)
 #include <cmath>
 #include <numbers>

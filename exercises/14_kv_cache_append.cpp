@@ -7,10 +7,12 @@
 //   shapes:  cache.k, cache.v (B, H, S, D), undefined while empty (cache.k.defined() is false);
 //            k, v (B, H, T_new, D) -> cache.k, cache.v (B, H, S + T_new, D)
 //   formula: the new keys go after the old ones along the time axis (axis 2)
-//   hint:    sf::concat({cache.k, k}, 2). An empty cache simply takes k and v.
 //   edges:   keys whose B, H or D differ from the cache's are a mistake: throw sf::ShapeError
 //            naming both shapes (sf::concat already throws one).
+//   contract: keeps the dtype; keys whose B, H or D differ from the cache's throw sf::ShapeError.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 14 (1 the idea), then
+// hint 14 2 (the formula) and hint 14 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 14   (or ./run.sh exercise 14)
 #include "autograd/ops.h"
 #include "exercises/exercise.h"

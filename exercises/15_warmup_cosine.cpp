@@ -7,8 +7,9 @@
 //   formula: step < W:  lr (step + 1) / (W + 1)          (starts above zero, like the framework)
 //            else:      q = min(1, (step - W) / (S - W))
 //                       min_lr + (lr - min_lr) (1 + cos(pi q)) / 2
-//   hint:    compute q in double (static_cast<double>), std::cos and std::numbers::pi.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 15 (1 the idea), then
+// hint 15 2 (the formula) and hint 15 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 15   (or ./run.sh exercise 15)
 #include <algorithm>
 #include <cmath>

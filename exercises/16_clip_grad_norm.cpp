@@ -8,8 +8,9 @@
 //   formula: norm = sqrt(sum over every element of every gradient of g^2)
 //            c = max_norm / (norm + 1e-6);  if c < 1, multiply every element by c
 //            return norm (before clipping: it is what a training log shows)
-//   hint:    accumulate the squares in a double; two nested range-for loops.
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 16 (1 the idea), then
+// hint 16 2 (the formula) and hint 16 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 16   (or ./run.sh exercise 16)
 #include <cmath>
 

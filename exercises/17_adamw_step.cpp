@@ -12,9 +12,10 @@
 //              m = beta1 m + (1 - beta1) g
 //              v = beta2 v + (1 - beta2) g^2
 //              p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-//   hint:    the bias corrections 1 - beta^t (std::pow) undo the zero start of m and v: on the
-//            first update each weight moves by about lr, whatever the gradient's size.
+//   contract: every field of the config is used (the checker tries other betas and eps).
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 17 (1 the idea), then
+// hint 17 2 (the formula) and hint 17 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 17   (or ./run.sh exercise 17)
 #include <cmath>
 

@@ -12,8 +12,10 @@
 //            if any g is inf or nan: S *= backoff_factor, good_steps = 0, return false (skip)
 //            else: good_steps += 1; if good_steps == growth_interval: S *= growth_factor,
 //                  good_steps = 0; return true (step)
-//   hint:    std::isfinite(x) is false for inf and for nan.
+//   contract: growth_factor and backoff_factor are the scaler's own (the checker tries 4 and 0.25).
 //
+// Derive it on paper first. Stuck? scratchformer exercise hint 18 (1 the idea), then
+// hint 18 2 (the formula) and hint 18 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 18   (or ./run.sh exercise 18)
 #include <cmath>
 

@@ -10,11 +10,9 @@
 //             appended to the cache (your exercise 14) and the queries attend over all S cached
 //             keys, query t sitting at position S - T + t (the mask of exercise 8). Without a
 //             cache, S = T.
-//   idea:     the steps above, in that order, with your own pieces: split_heads and merge_heads
-//             (10), kv_cache_append (14), the causal mask (8) and your_softmax (5 and 6 as one
-//             autograd op, exercise.h); write exercise::merge_heads (sf::merge_heads, the
-//             framework's, has the same name). sf::linear and sf::slice do the projections and the
-//             q / k / v chunks. Use sf ops on tensors only: the checker differentiates it.
+//   idea:     the steps above, in that order, each one a piece you wrote in exercises 5-14 (the
+//             softmax comes as one autograd op, your_softmax in exercise.h). Stuck? `scratchformer
+//             exercise hint 19` (tier 2: the formula, tier 3: the code-level hint).
 //
 // Check it: scratchformer exercise check 19   (or ./run.sh exercise 19)
 #include <cmath>

@@ -10,8 +10,7 @@
 //             block.mlp.c_fc (4C, C) + bias and block.mlp.c_proj (C, 4C) + bias
 //   contract: the attention sublayer first, then the MLP sublayer; the MLP's activation is GELU
 //             (tanh approximation, your exercise 13); no dropout. `cache` goes to the attention.
-//   idea:     each sublayer adds f(LayerNorm(x)) to x. Use your_layer_norm and your_gelu
-//             (exercise.h) and your causal_self_attention.
+//   idea:     each sublayer adds f(LayerNorm(x)) to x. Stuck? `scratchformer exercise hint 20`.
 //
 // Check it: scratchformer exercise check 20   (or ./run.sh exercise 20)
 #include "autograd/ops.h"

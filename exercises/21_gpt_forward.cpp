@@ -12,9 +12,8 @@
 //             their positions start there; cache->layers holds one KVCache per block (make
 //             them when it is empty). Throws ShapeError when a position would reach block_size.
 //             loss = mean cross-entropy over all B * T positions; undefined when targets is null.
-//   idea:     your_embedding for both tables (exercise 3's backward), your transformer_block per
-//             layer, your_layer_norm, sf::linear for the head, and your_cross_entropy on the
-//             logits and targets flattened to (B * T, V) and (B * T).
+//   idea:     every step is one of your pieces (exercise.h lists them as your_*). Stuck?
+//             `scratchformer exercise hint 21`.
 //
 // Check it: scratchformer exercise check 21   (or ./run.sh exercise 21)
 #include "autograd/ops.h"

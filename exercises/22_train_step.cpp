@@ -14,8 +14,8 @@
 //             7. state.step + 1. state.m / state.v hold one moment vector per parameter, in the
 //                order of model.parameters(); make them (zeros) when they are empty.
 //             Returns the loss, the norm before clipping, and the rate used.
-//   idea:     values_of(p.grad()) gives a gradient as doubles; values_of(p) and set_values(p, ..)
-//             read and write a parameter (exercise.h).
+//   idea:     your clipping, schedule and AdamW work on doubles: exercise.h has the functions that
+//             read a tensor's values and write them back. Stuck? `scratchformer exercise hint 22`.
 //
 // Check it: scratchformer exercise check 22   (or ./run.sh exercise 22)
 #include "exercises/exercise.h"

@@ -15,7 +15,8 @@
 //     No gradients (sf::NoGradGuard). Feed the prompt once (its last block_size tokens) through
 //     your gpt_forward with `cache`, then only each new token. When the cache would pass
 //     block_size, clear it and feed the last block_size tokens again (the window slides).
-//   idea: the logits of the last position are the last V values of the forward's (1, T, V).
+//   idea: the next token depends only on the last position's logits. Stuck? `scratchformer
+//         exercise hint 23`.
 //
 // Check it: scratchformer exercise check 23   (or ./run.sh exercise 23)
 #include <algorithm>

@@ -14,18 +14,11 @@
 #include "data/tiny_shakespeare.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
-#include "lessons/lesson.h"
 
 namespace sf::exercise {
 
 // The exercises whose functions the capstone runs, in course order.
 static const int kPieces[] = {3, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23};
-
-// "lesson 14 (build-gpt)"
-static std::string lesson_name(const std::string& name) {
-  const lessons::Lesson* l = lessons::find_lesson(name);
-  return l ? "lesson " + std::to_string(l->number) + " (" + name + ")" : "lesson " + name;
-}
 
 static std::string fixed(double x, int digits) {
   char buf[64];
@@ -35,7 +28,7 @@ static std::string fixed(double x, int digits) {
 
 // Runs every piece's checks: lists the missing ones, or names the first failing check. Returns
 // whether all pass.
-static bool pieces_pass(std::ostream& out) {
+static bool pieces_pass(std::ostream& out, const LessonLabel& lesson_label) {
   std::vector<const Exercise*> missing;
   for (int n : kPieces) {
     const Exercise& e = find_exercise(std::to_string(n));
@@ -57,7 +50,7 @@ static bool pieces_pass(std::ostream& out) {
       << (missing.size() == 1 ? " piece is" : " pieces are") << " still a stub:\n";
   for (const Exercise* e : missing)
     out << "  missing: exercise " << e->number << " " << e->title << " (exercises/" << e->file << ".cpp), taught in "
-        << lesson_name(e->lesson) << "\n";
+        << lesson_label(e->lesson) << "\n";
   out << "Write them in this order (./run.sh exercise N checks one), then run the capstone again.\n";
   return false;
 }
@@ -74,12 +67,12 @@ static double estimate_val(const GPT& model, const data::Tokens& val, int64_t it
   return total / static_cast<double>(iters);
 }
 
-CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out) {
+CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out, const LessonLabel& lesson_label) {
   CapstoneResult result;
   out << "capstone: checking your pieces (exercises";
   for (int n : kPieces) out << " " << n;
   out << ")\n" << std::flush;
-  if (!pieces_pass(out)) return result;
+  if (!pieces_pass(out, lesson_label)) return result;
   out << "capstone: every piece passes its checks\n";
 
   // Data: Tiny Shakespeare, one token per character, the last 10% for validation.

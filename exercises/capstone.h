@@ -11,6 +11,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "exercises/check/checker.h"  // LessonLabel
+
 namespace sf::exercise {
 
 struct CapstoneOptions {
@@ -31,7 +33,7 @@ struct CapstoneResult {
 };
 
 // Checks the pieces (the first missing or failing one ends it with what to do), then trains and
-// samples, printing progress to `out`.
-CapstoneResult run_capstone(const CapstoneOptions& options, std::ostream& out);
+// samples, printing progress to `out`. lesson_label names the lesson of a missing piece.
+CapstoneResult run_capstone(const CapstoneOptions& options, std::ostream& out, const LessonLabel& lesson_label);
 
 }  // namespace sf::exercise

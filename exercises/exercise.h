@@ -47,7 +47,8 @@ Tensor embedding_backward(const IntTensor& ids, const Tensor& dout, int64_t V);
 Tensor sinusoidal_positions(int64_t T, int64_t C, int64_t offset);
 
 // ---- lesson 5: attention ----
-// 05: softmax over the last axis, stable for large logits and -inf entries.
+// 05: softmax over the last axis, stable for large logits and -inf entries; a fully masked row
+// (every entry -inf) gives zeros.
 Tensor softmax_forward(const Tensor& x);
 // 06: dx of y = softmax(x) over the last axis, from y and dy.
 Tensor softmax_backward(const Tensor& y, const Tensor& dy);
@@ -122,7 +123,7 @@ struct LossScaler {
 // Returns whether the optimizer may step (every unscaled gradient is finite).
 bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& grads);
 
-// ---- lesson 14: build a GPT from your pieces (the assembly exercises) ----
+// ---- 19-23, lesson build-gpt: build a GPT from your pieces (the assembly exercises) ----
 //
 // Given, not exercises (exercises/your_ops.cpp): your forward and backward functions as autograd
 // ops. Each runs your forward without recording a graph and records one op whose backward is
@@ -179,5 +180,62 @@ int64_t sample_token(const std::vector<double>& logits, const SamplingConfig& s,
 // The prompt followed by max_new_tokens sampled tokens, one forward per new token through `cache`.
 std::vector<int32_t> generate(const GPT& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens,
                               const SamplingConfig& s, Generator& gen, GPTCache& cache);
+
+// ---- lesson 5: attention, backward by hand ----
+// 24: the gradients of causal attention out = softmax(mask(q k^T / sqrt(D))) v (exercise 8's
+// forward, the same mask) with respect to q, k and v, from dout (B, H, T, D).
+struct AttentionGrads {
+  Tensor dq, dk, dv;  // (B, H, T, D), (B, H, S, D), (B, H, S, D)
+};
+AttentionGrads attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& dout);
+
+// ---- lesson 20: what attention costs ----
+// 25: the forward work and memory of one layer for one sequence of T tokens at width C with H
+// heads: multiply-adds of causal attention (Q K^T and P V, query t sees t + 1 keys) and of the
+// linear layers (q, k, v, the output projection and the 4x MLP), and the bytes of the
+// probabilities P (H, T, T) kept for backward.
+struct AttentionCost {
+  int64_t attention_macs = 0, linear_macs = 0, p_bytes = 0;
+};
+AttentionCost attention_cost(int64_t T, int64_t C, int64_t H, int64_t bytes_per_number);
+
+// ---- lesson 6: why divide by sqrt(d_k) ----
+// 26: the entropy (natural log) of each row of probabilities p (..., N) -> (...), 0 log 0 = 0.
+Tensor softmax_entropy(const Tensor& p);
+
+// ---- lesson 21: the online softmax ----
+// 27: a query row's attention over one tile of keys, not yet normalised: the tile's max score,
+// sum of e^(score - max), and out = sum over the tile of e^(score - max) v (D values).
+struct PartialRow {
+  double max = -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  std::vector<double> out;  // D values; empty for a row that has seen no key yet
+};
+// The partial row of two tiles together; the row's attention output is then out / sum.
+PartialRow merge_partial_rows(const PartialRow& a, const PartialRow& b);
+
+// ---- lesson 22: sliding windows ----
+// 28: the (T, S) mask of causal attention with a window of W keys: 1 where query t (at position
+// S - T + t) may not see key s, 0 where it may. Float64.
+Tensor sliding_window_mask(int64_t T, int64_t S, int64_t W);
+
+// ---- lesson 23: the KV cache's memory ----
+// 29: the bytes the KV cache holds per token: keys and values of every layer, for n_kv_head
+// key/value heads of head size D (MHA: n_kv_head = n_head; GQA: fewer; MQA: 1).
+int64_t kv_cache_bytes_per_token(int64_t n_layer, int64_t n_head, int64_t n_kv_head, int64_t D,
+                                 int64_t bytes_per_number);
+
+// ---- lesson 24: positions past the training length ----
+// 30: RoPE's rotation of x (B, H, T, D) at positions offset .. offset + T - 1 (the rotate-half
+// pairing (i, i + D/2), base 10000), keeping x's dtype; and ALiBi's score bias (1, H, T, S),
+// float64, for the given slopes (one per head), query t at position S - T + t.
+Tensor rope_rotate(const Tensor& x, int64_t offset);
+Tensor alibi_score_bias(const std::vector<double>& slopes, int64_t T, int64_t S);
+
+// ---- lesson 17: scaling out ----
+// 31: gradient accumulation: from each micro-batch's gradient of its own mean loss (over rows[k]
+// rows), the gradient of the mean loss over all the rows, as one big batch would give it.
+std::vector<double> accumulate_gradients(const std::vector<std::vector<double>>& micro_grads,
+                                         const std::vector<int64_t>& rows);
 
 }  // namespace sf::exercise

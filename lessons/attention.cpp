@@ -7,12 +7,15 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "autograd/xtensor.h"
 #include "lessons/lesson.h"
 #include "lessons/attention.h"
+#include "lessons/common/diagrams.h"
 #include "lessons/common/pictures.h"
+#include "nn/layers.h"
+#include "nn/module.h"
 
 namespace sf::lessons {
 
@@ -173,6 +176,42 @@ AttentionResult run_lesson_attention(std::ostream& out) {
       << fmt_vec(slice(reshape(none, {3, 4}), 0, 0, 1).to_vector(), 1)
       << tr(out, " for such a row;\n  padded query rows are junk either way, and the loss skips those positions\n",
             "；\n  反正填充位置的查询行都是无用的，损失函数会跳过这些位置\n");
+
+  heading(out, 9, "The whole sentence 我 / 喜欢 / 吃 / 红 / 苹果 as matrices, with learned projections",
+          "整句 我 / 喜欢 / 吃 / 红 / 苹果 写成矩阵，Q、K、V 来自可学习的投影");
+  {
+    // [excerpt: sentence]
+    const std::vector<std::string> tokens = {"我", "喜欢", "吃", "红", "苹果"};
+    const int64_t T = 5, C = 8, d_k = 4;
+    manual_seed(5);                                // the projections' initial weights
+    Linear w_q(C, d_k), w_k(C, d_k), w_v(C, d_k);  // each: weight (d_k, C), bias (d_k)
+    Generator gen(55);
+    Tensor X = Tensor::randn({T, C}, gen);  // stand-ins for the 5 token vectors (T, C)
+    Tensor Qs = w_q.forward(X);             // (T, d_k): X W_q^T + b_q, what each token looks for
+    Tensor Ks = w_k.forward(X);             // (T, d_k): what each token offers to be found by
+    Tensor Vs = w_v.forward(X);             // (T, d_k): what each token passes on
+    std::vector<double> above(static_cast<size_t>(T * T), 0.0);
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t k = t + 1; k < T; ++k) above[static_cast<size_t>(t * T + k)] = 1.0;  // key after query
+    Tensor mask = Tensor::from_vector(above, {T, T});
+    Tensor Ps = softmax(masked_fill(matmul_bt(Qs, Ks) / std::sqrt(double(d_k)), mask, -INFINITY), -1);  // (T, T)
+    Tensor Ys = matmul(Ps, Vs);                                                                         // (T, d_k)
+    // [/excerpt]
+    auto line = [&](const char* what, const Tensor& t) {
+      out << "  " << what << std::string(26 - std::string(what).size(), ' ') << shape_str(t.shape()) << "\n";
+    };
+    line("X", X);
+    line("W_q, W_k, W_v (weights)", w_q.weight);
+    line("Q = X W_q^T, K, V", Qs);
+    line("weights = softmax(...)", Ps);
+    line("output = weights V", Ys);
+    r.sentence_weights = Ps.to_vector();
+    out << tr(out, "row 苹果 of the weights: ", "权重中 苹果 这一行：") << fmt_vec(slice(Ps, 0, 4, 5).to_vector(), 3)
+        << tr(out, " (sums to 1)\n", "（和为 1）\n");
+    draw_graphviz(out, "attention_qkv.png", [&] {
+      return qkv_dot({tokens, X, w_q.weight, w_k.weight, w_v.weight, w_q.bias, w_k.bias, w_v.bias, Qs, Ks, Vs, Ps, Ys});
+    });
+  }
   return r;
 }
 

@@ -20,6 +20,7 @@ struct AttentionResult {
   std::vector<double> fused_output;            // sf::attention's output for the same q, k, v (3, 4)
   std::vector<double> hand_output;             // softmax(QK^T/2 + mask) V written with ops (3, 4)
   std::vector<double> all_masked_row;          // softmax of a row that is entirely -inf
+  std::vector<double> sentence_weights;        // (5, 5): 我 喜欢 吃 红 苹果 with learned projections, causal
 };
 AttentionResult run_lesson_attention(std::ostream& out);
 

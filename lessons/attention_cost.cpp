@@ -9,8 +9,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
 #include "lessons/attention_cost.h"

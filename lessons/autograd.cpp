@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
 #include "lessons/autograd.h"
+#include "lessons/common/pictures.h"
 
 namespace sf::lessons {
 
@@ -39,8 +40,10 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
         << fmt(t.item(), 6) << "\n";
   r.loss = L.item();
 
-  heading(out, 2, "The graph the engine recorded (Graphviz DOT)", "引擎记录下的计算图（Graphviz DOT）");
+  heading(out, 2, "The graph the engine recorded: a picture and its Graphviz DOT",
+          "引擎记录下的计算图：图片和它的 Graphviz DOT");
   r.dot = to_dot(L);
+  draw_graphviz(out, "autograd_graph.png", [&] { return r.dot; });  // the DOT below, drawn by dot
   out << r.dot;
   out << tr(out, "(render it: ", "（画成图片：")
       << "scratchformer lesson autograd | sed -n '/^digraph/,/^}/p' | dot -Tpng -o graph.png" << tr(out, ")\n", "）\n");
@@ -93,8 +96,7 @@ AutogradResult run_lesson_autograd(std::ostream& out) {
   out << tr(out, "  numeric dL/da = ", "  数值梯度 dL/da = ") << fmt(fd_a, 6) << "   dL/db = " << fmt(fd_b, 6)
       << "   dL/dc = " << fmt(fd_c, 6) << "\n";
   double err = max_abs_diff(r.by_engine, r.by_finite_difference);
-  out << tr(out, "  largest |engine - numeric| = ", "  |引擎 - 数值| 的最大值 = ")
-      << (err < 1e-8 ? tr(out, "below 1e-8", "小于 1e-8") : fmt(err, 10))
+  out << tr(out, "  largest |engine - numeric| = ", "  |引擎 - 数值| 的最大值 = ") << fmt_sci(err, 1)
       << tr(out,
             "\n  (the error of a central difference is about h^2 = 1e-12 times the third derivative,\n"
             "   plus rounding of about 1e-16 / h = 1e-10)\n",

@@ -1,11 +1,14 @@
 // Lesson 12: the decoder block. Causal self-attention over the target so far, cross-attention
 // to the encoder's memory, and the KV cache that makes generation cheap.
 // Text: decoder.md.
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
+#include "lessons/common/diagrams.h"
+#include "lessons/common/pictures.h"
 #include "lessons/decoder.h"
 #include "nn/transformer.h"
 
@@ -144,6 +147,68 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
             "没有缓存时，第 t 步要把第 1..t-1 步的活重做一遍，生成 T 个词元大约要\n"
             "T^2 / 2 次词元计算，而不是 T 次；缓存用内存换时间：\n"
             "自注意力的键和值共占 2 * L * T * C 个数。\n");
+
+  heading(out, 5, "The wiring with both masks: the source padded to 4 tokens", "连线与两种掩码：源序列填充到 4 个词元");
+  // [excerpt: masks]
+  IntTensor src4({1, 4}, {3, 4, 5, 0});                 // 我 喜欢 苹果 <pad>: id 0 pads
+  Tensor src_pad = Transformer::padding_mask(src4, 0);  // (B, S): 1 where a key is padding
+  SelfAttentionBlock& enc0 = model.encoder_layers[0];
+  enc0.attn.keep_attention(true);
+  layer0.attn.keep_attention(true);
+  layer0.cross_attn.keep_attention(true);
+  Tensor memory4 = model.encode(src4, src_pad);                                  // encoder self-attention: <pad> masked
+  Tensor logits4 = model.decode(tgt, memory4, src_pad);                          // cross-attention: <pad> masked too
+  Tensor enc_w = enc0.attn.last_attention();                                     // (B, H, S, S)
+  Tensor self4 = reshape(slice(layer0.attn.last_attention(), 1, 0, 1), {4, 4});  // causal, (T, T)
+  Tensor cross4 = reshape(slice(layer0.cross_attn.last_attention(), 1, 0, 1), {4, 4});  // (T, S)
+  // [/excerpt]
+  const std::vector<std::string> source4 = {"我", "喜欢", "苹果", "<pad>"};
+  auto column_max = [](const Tensor& w, int64_t col) {  // the largest weight any query gives key `col`
+    const int64_t S = w.shape().back();
+    std::vector<double> v = w.to_vector();
+    double m = 0;
+    for (size_t i = static_cast<size_t>(col); i < v.size(); i += static_cast<size_t>(S)) m = std::max(m, v[i]);
+    return m;
+  };
+  r.pad_weight_encoder = column_max(enc_w, 3);
+  r.pad_weight_cross = column_max(cross4, 3);
+  out << tr(out, "padding mask of the source (1 = <pad>): ", "源序列的填充掩码（1 = <pad>）：")
+      << fmt_vec(src_pad.to_vector(), 0) << "\n";
+  out << tr(out, "largest weight on the <pad> key: encoder self-attention ", "<pad> 键得到的最大权重：编码器自注意力 ")
+      << fmt(r.pad_weight_encoder, 4) << tr(out, ", cross-attention ", "，交叉注意力 ") << fmt(r.pad_weight_cross, 4)
+      << "\n";
+  show(out,
+       tr(out, "cross-attention weights, head 0 (columns 我 喜欢 苹果 <pad>)",
+          "交叉注意力权重，头 0（各列依次为 我 喜欢 苹果 <pad>）"),
+       cross4, 3);
+  out << tr(out, "the decoder's self-attention keeps its causal mask: ", "解码器的自注意力仍然带着因果掩码：")
+      << tr(out, "weights above the diagonal ", "对角线以上的权重 ")
+      << fmt_vec({self4.at({0, 1}), self4.at({0, 2}), self4.at({0, 3}), self4.at({1, 2}), self4.at({1, 3}),
+                  self4.at({2, 3})},
+                 4)
+      << "\n";
+  out << "memory = encode(src, src_padding): " << shape_str(memory4.shape())
+      << ", logits: " << shape_str(logits4.shape()) << "\n";
+  draw_graphviz(out, "decoder_wiring.png", [&] {
+    Seq2SeqPicture p;
+    p.source = source4;
+    p.target = kTarget;
+    p.self_weights = self4.to_vector();
+    p.cross_weights = cross4.to_vector();
+    p.memory_shape = shape_str(memory4.shape());
+    p.logits_shape = shape_str(logits4.shape());
+    p.encoder_layers = cfg.n_encoder_layers;
+    p.decoder_layers = cfg.n_decoder_layers;
+    const bool pre = cfg.norm == NormPlacement::pre;  // where each block's LayerNorms sit
+    p.encoder_block = pre ? "LN, self-attention (padding mask), LN, feed-forward"
+                          : "self-attention (padding mask), LN, feed-forward, LN";
+    p.decoder_block = pre ? "LN, causal self-attention, LN, cross-attention (padding mask), LN, feed-forward"
+                          : "causal self-attention, LN, cross-attention (padding mask), LN, feed-forward, LN";
+    return seq2seq_dot(p);
+  });
+  enc0.attn.keep_attention(false);
+  layer0.attn.keep_attention(false);
+  layer0.cross_attn.keep_attention(false);
   return r;
 }
 

@@ -15,6 +15,8 @@ struct DecoderResult {
   double cache_vs_full;               // max |cached logits - recomputed logits|
   int64_t tiny_without, tiny_with;    // multiply-adds for 4 tokens of this model
   int64_t base_without, base_with;    // ... and 50 tokens of the base Transformer
+  double pad_weight_encoder = -1;     // the largest weight on a <pad> source key: encoder self-attention
+  double pad_weight_cross = -1;       // ... and the decoder's cross-attention (both must be 0)
 };
 DecoderResult run_lesson_decoder(std::ostream& out);
 

@@ -82,9 +82,9 @@ EncoderResult run_lesson_encoder(std::ostream& out) {
       << fmt(r.grad_without_residual, 4) << "\n"
       << tr(out,
             "the identity path hands dL/dy to x unchanged; without it the gradient must squeeze\n"
-            "through every LayerNorm and projection, and in a deep stack it fades.\n",
+            "through every LayerNorm and projection of the block, and shrinks.\n",
             "恒等路径把 dL/dy 原封不动地交给 x；没有它，梯度就得挤过每一个层归一化和投影，\n"
-            "在很深的堆叠里会逐渐消失。\n");
+            "并因此变小。\n");
 
   heading(out, 4, "Six blocks at GPT-2 initialisation: norms after every sublayer",
           "按 GPT-2 方式初始化的六个块：每个子层之后的范数");

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "autograd/ops.h"
-#include "experiments/progress.h"
 #include "lessons/errata.h"
 #include "lessons/lesson.h"
 #include "nn/attention.h"
@@ -20,6 +19,7 @@
 #include "nn/positional.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
+#include "train/progress.h"
 
 namespace sf::lessons {
 

@@ -124,8 +124,11 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
       << tr(out, "% of them\n", "% 的单元不传梯度\n") << tr(out, "  GELU for ", "  GELU 是 ")
       << fmt(100 * r.zero_gelu_grad_fraction, 1)
       << tr(out, "% (its slope is small for negative inputs, but not zero)\n", "%（输入为负时斜率很小，但不为零）\n")
-      << tr(out, "a ReLU unit whose input is negative for every token gets no gradient at all and stays dead.\n",
-            "如果某个 ReLU 单元对所有词元的输入都是负的，它就完全得不到梯度，一直“死”下去。\n");
+      << tr(out,
+            "a ReLU unit whose input is negative for every token gets no gradient at all:\n"
+            "no step moves its weights or bias, so it stays dead until its inputs change.\n",
+            "如果某个 ReLU 单元对所有词元的输入都是负的，它就完全得不到梯度：\n"
+            "没有哪一步会更新它的权重和偏置，所以在它的输入改变之前，它一直是“死”的。\n");
   return r;
 }
 

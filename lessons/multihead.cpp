@@ -4,11 +4,12 @@
 #include <cmath>
 #include <ostream>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "lessons/lesson.h"
-#include "lessons/multihead.h"
+#include "lessons/common/diagrams.h"
 #include "lessons/common/pictures.h"
+#include "lessons/multihead.h"
 #include "nn/attention.h"
 #include "nn/module.h"
 
@@ -69,6 +70,7 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
           : r.steps_vs_module < 1e-6 ? std::string(tr(out, "below 1e-6", "小于 1e-6"))
                                      : fmt(r.steps_vs_module, 8))
       << "\n";
+  draw_graphviz(out, "multihead_split_merge.png", [&] { return heads_dot({x, qkv, q, k, v, y, merged, out_x, H}); });
 
   heading(out, 3, "What each head looks at", "每个头在看什么");
   // [excerpt: heat]

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <ostream>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
 #include "lessons/online_softmax.h"

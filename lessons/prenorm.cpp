@@ -7,6 +7,8 @@
 
 #include "autograd/ops.h"
 #include "lessons/lesson.h"
+#include "lessons/common/diagrams.h"
+#include "lessons/common/pictures.h"
 #include "lessons/prenorm.h"
 #include "nn/gpt.h"
 
@@ -21,6 +23,7 @@ static double token_norm(const Tensor& t) {  // mean over tokens of |h_t|
 struct Probe {
   std::vector<double> hidden, hidden_grad, param_grad;  // per block
   double loss = 0, loss_model = 0;
+  int64_t channels = 0, attn_params = 0, mlp_params = 0, ln_params = 0;  // C; one block's sublayers
 };
 static Probe probe(NormPlacement norm, const IntTensor& idx, const IntTensor& targets) {
   GPTConfig cfg;
@@ -52,6 +55,10 @@ static Probe probe(NormPlacement norm, const IntTensor& idx, const IntTensor& ta
   // [/excerpt]
   Probe p;
   p.loss = loss.item();
+  p.channels = model.config().n_embd;
+  p.attn_params = model.h[0].attn.num_parameters();
+  p.mlp_params = model.h[0].mlp.num_parameters();
+  p.ln_params = model.h[0].ln_1.num_parameters();
   {
     NoGradGuard no_grad;
     p.loss_model = model.loss(idx, targets).item();
@@ -92,6 +99,11 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
       << fmt(std::log(64.0), 4)
       << tr(out, "; the targets are random, so no model can do better)\n",
             "；目标是随机的，任何模型都不可能做得更好）\n");
+  draw_graphviz(out, "prenorm_residual.png", [&] {
+    return residual_dot({static_cast<int64_t>(pre.hidden.size()), pre.channels, pre.attn_params, pre.mlp_params,
+                         pre.ln_params, pre.hidden.front(), pre.hidden.back(), post.hidden.front(),
+                         post.hidden.back()});
+  });
   r.loss_pre = pre.loss;
   r.loss_post = post.loss;
   r.loss_pre_model = pre.loss_model;
@@ -119,9 +131,12 @@ PreNormResult run_lesson_prenorm(std::ostream& out) {
   r.post_hidden_grad = post.hidden_grad;
 
   heading(out, 3, "What the table says", "这张表说明了什么");
-  out << tr(out, "Pre-LN:  the stream grows with depth, |h| ", "Pre-LN:  残差流随深度变大，|h| ")
+  out << tr(out, "across the ", "以下比较的是这一个模型的 ") << pre.hidden.size()
+      << tr(out, " layers of this one model (not across models of different depths):\n",
+            " 层之间（不是不同深度的模型之间）：\n")
+      << tr(out, "Pre-LN:  the stream grows from block to block, |h| ", "Pre-LN:  残差流逐块变大，|h| ")
       << fmt(pre.hidden.front(), 2) << " -> " << fmt(pre.hidden.back(), 2)
-      << tr(out, ", and the blocks' gradients shrink with it, ", "，各块的梯度随之变小，")
+      << tr(out, ", and the blocks' gradients shrink with it, ", "，各块的梯度随之逐层变小，")
       << fmt(pre.param_grad.front(), 3) << " -> " << fmt(pre.param_grad.back(), 3) << "\n"
       << tr(out, "Post-LN: |h| is pinned at sqrt(C) = 8, and the gradients ", "Post-LN: |h| 固定在 sqrt(C) = 8，梯度")
       << (post.param_grad.back() > 1.1 * post.param_grad.front()

@@ -12,12 +12,12 @@
 #include <system_error>
 #include <vector>
 
-#include "experiments/config.h"
-#include "experiments/distributed.h"
-#include "experiments/task.h"
-#include "experiments/train.h"
 #include "lessons/lesson.h"
 #include "lessons/scaling_out.h"
+#include "train/config.h"
+#include "train/distributed.h"
+#include "train/task.h"
+#include "train/train.h"
 
 namespace sf::lessons {
 

@@ -105,7 +105,7 @@ static std::vector<float> row_logits(StageModel& model, int32_t id) {
 }
 
 // The budgets: the whole lesson trains 1100 small steps (a few seconds on two cores).
-constexpr int64_t kBatch = 32, kBlock = 64, kSteps = 500, kEvery = 50;
+constexpr int64_t kBatch = 32, kBlock = 64, kSteps = 500, kEvery = 10;
 constexpr double kLr = 0.1;
 constexpr int64_t kSliceChars = 2000, kOverfitSteps = 600, kOverfitEvery = 10;
 constexpr int64_t kSampleChars = 2000, kShownChars = 160;
@@ -286,7 +286,7 @@ TaskResult run_lesson_task(std::ostream& out) {
       << " x " << kBlock
       << tr(out, " characters; the loss on all of train and val:\n", " 个字符；整个训练集和验证集上的损失：\n")
       << tr(out, "  step   train    val\n", "  步数   训练     验证\n");
-  for (size_t i = 0; i < r.curve_steps.size(); i += 2)
+  for (size_t i = 0; i < r.curve_steps.size(); i += 10)
     out << std::setw(6) << static_cast<int64_t>(r.curve_steps[i]) << "   " << fmt(r.train_curve[i], 4) << "  "
         << fmt(r.val_curve[i], 4) << "\n";
   out << tr(out, "after ", "训练 ") << kSteps << tr(out, " steps: train ", " 步后：训练 ") << fmt(r.final_train, 4)

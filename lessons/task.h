@@ -21,25 +21,25 @@ double entropy_of(const std::vector<double>& p);
 // One sampling setting and what it did to 2000 sampled characters.
 struct TaskSample {
   SampleOptions options;
-  double mean_entropy;     // of the distribution drawn from, averaged over the drawn characters
-  double mean_kept;        // tokens left with a nonzero probability, averaged the same way
-  int64_t distinct;        // distinct characters in the sample
-  std::string text;        // the sample's beginning, as printed
+  double mean_entropy;  // of the distribution drawn from, averaged over the drawn characters
+  double mean_kept;     // tokens left with a nonzero probability, averaged the same way
+  int64_t distinct;     // distinct characters in the sample
+  std::string text;     // the sample's beginning, as printed
 };
 
 struct TaskResult {
   int64_t vocab_size = 0, train_chars = 0, val_chars = 0;
-  double ln_vocab = 0;                  // ln V: the loss of the uniform guess
-  double untrained_max_logit = 0;       // the largest |entry| of a freshly initialised bigram table
-  double untrained_bigram_val = 0;      // a freshly initialised bigram table on val
-  double untrained_gpt_val = 0;         // a freshly initialised 4-block GPT on val
-  double counts_val = 0;                // the bigram table of counts from train (add-one), on val
-  std::vector<double> curve_steps;      // where the curves were measured
+  double ln_vocab = 0;              // ln V: the loss of the uniform guess
+  double untrained_max_logit = 0;   // the largest |entry| of a freshly initialised bigram table
+  double untrained_bigram_val = 0;  // a freshly initialised bigram table on val
+  double untrained_gpt_val = 0;     // a freshly initialised 4-block GPT on val
+  double counts_val = 0;            // the bigram table of counts from train (add-one), on val
+  std::vector<double> curve_steps;  // where the curves were measured
   std::vector<double> train_curve, val_curve;
   double final_train = 0, final_val = 0;
   std::vector<TaskSample> samples;
-  std::vector<float> row_t;             // the trained table's logits for the character after 't'
-  int64_t slice_chars = 0;              // the small slice overfitting trains on
+  std::vector<float> row_t;  // the trained table's logits for the character after 't'
+  int64_t slice_chars = 0;   // the small slice overfitting trains on
   std::vector<double> overfit_steps, overfit_train, overfit_val;
   double overfit_best_val = 0, overfit_best_step = 0, overfit_final_train = 0, overfit_final_val = 0;
 };

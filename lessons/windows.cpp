@@ -11,7 +11,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "autograd/attention.h"
+#include "autograd/ops_attention.h"
 #include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
 #include "lessons/windows.h"

@@ -8,9 +8,10 @@
 #include <cstring>
 #include <limits>
 
-#include "autograd/attention.h"
 #include "autograd/errors.h"
 #include "autograd/graph.h"
+#include "autograd/ops_attention.h"
+#include "nn/heads.h"
 
 namespace sf {
 
@@ -125,19 +126,10 @@ Tensor attention_weights(const Tensor& q, const Tensor& k, const AttentionMask& 
 // ---- MultiHeadAttention ----
 
 static const AttentionConfig& validated(const AttentionConfig& c) {
-  if (c.d_model <= 0) throw ConfigError("attention: d_model must be positive, got " + std::to_string(c.d_model));
-  if (c.n_head <= 0) throw ConfigError("attention: n_head must be positive, got " + std::to_string(c.n_head));
-  if (c.d_model % c.n_head != 0)
-    throw ConfigError("attention: d_model " + std::to_string(c.d_model) + " is not divisible by n_head " +
-                      std::to_string(c.n_head));
-  if (c.n_kv_head < 0 || (c.n_kv_head > 0 && c.n_head % c.n_kv_head != 0))
-    throw ConfigError("attention: n_kv_head " + std::to_string(c.n_kv_head) + " must divide n_head " +
-                      std::to_string(c.n_head) + " (0 or n_head: standard, 1: multi-query, a divisor: grouped-query)");
+  const std::string broken = head_rule_error(c.d_model, c.n_head, c.n_kv_head, c.pos == PosEncoding::rope, "d_model");
+  if (!broken.empty()) throw ConfigError("attention: " + broken);
   if (c.cross && c.n_kv_head > 0 && c.n_kv_head != c.n_head)
     throw ConfigError("attention: cross-attention has n_kv_head = n_head, got " + std::to_string(c.n_kv_head));
-  if (c.pos == PosEncoding::rope && (c.d_model / c.n_head) % 2 != 0)
-    throw ConfigError("attention: rope needs an even head size, got d_model / n_head = " +
-                      std::to_string(c.d_model / c.n_head));
   return c;
 }
 

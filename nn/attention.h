@@ -21,7 +21,7 @@
 #include <optional>
 #include <vector>
 
-#include "autograd/attention.h"
+#include "autograd/ops_attention.h"
 #include "nn/layers.h"
 #include "nn/positional.h"
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "autograd/errors.h"
+#include "nn/heads.h"
 #include "nn/names.h"
 
 namespace sf {
@@ -34,20 +35,13 @@ void require(bool ok, const std::string& message) {
 
 void validate(const BlockConfig& c, const char* width) {
   const std::string w = width;
-  require(c.d_model > 0, w + " must be positive, got " + std::to_string(c.d_model));
-  require(c.n_head > 0, "n_head must be positive, got " + std::to_string(c.n_head));
-  require(c.d_model % c.n_head == 0,
-          w + " " + std::to_string(c.d_model) + " is not divisible by n_head " + std::to_string(c.n_head));
+  const std::string broken = head_rule_error(c.d_model, c.n_head, c.n_kv_head, c.pos == PosEncoding::rope, w);
+  require(broken.empty(), broken);
   require(c.d_ff >= 0, "d_ff must be >= 0 (0 means 4 * " + w + "), got " + std::to_string(c.d_ff));
   require(c.dropout >= 0 && c.dropout < 1, "dropout must be in [0, 1), got " + std::to_string(c.dropout));
   require(c.window >= 0, "window must be >= 0, got " + std::to_string(c.window));
-  require(c.n_kv_head >= 0 && (c.n_kv_head == 0 || c.n_head % c.n_kv_head == 0),
-          "n_kv_head " + std::to_string(c.n_kv_head) + " must divide n_head " + std::to_string(c.n_head) +
-              " (0 or n_head: standard attention, 1: multi-query, a divisor: grouped-query)");
   require(c.ln_eps > 0, "ln_eps must be positive");
   require(c.rope_base > 0, "rope_base must be positive");
-  require(c.pos != PosEncoding::rope || (c.d_model / c.n_head) % 2 == 0,
-          "pos_encoding rope needs an even head size " + w + " / n_head, got " + std::to_string(c.d_model / c.n_head));
 }
 
 static constexpr std::array<Named<NormPlacement>, 2> kNorms = {

@@ -51,7 +51,7 @@ void validate(const BlockConfig& c, const char* width = "d_model");
 // configs' fields of the same names (n_head, d_ff, bias, dropout, activation, norm, ln_eps,
 // pos_encoding, rope_base, window, attention, n_kv_head) and validated: the one place that maps
 // them to a BlockConfig. The options are enums already: the config boundary
-// (experiments/models.cpp) parsed their names.
+// (train/models.cpp) parsed their names.
 template <class ModelConfig>
 BlockConfig block_config_of(const ModelConfig& m, int64_t d_model, const char* width) {
   BlockConfig b;

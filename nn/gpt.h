@@ -24,8 +24,8 @@
 
 namespace sf {
 
-// A plain struct with nanoGPT's defaults; the experiments layer fills it from JSON, turning the
-// options' names into these enums (experiments/models.cpp).
+// A plain struct with nanoGPT's defaults; the training library fills it from JSON, turning the
+// options' names into these enums (train/models.cpp).
 struct GPTConfig {
   int64_t vocab_size = 50304;
   int64_t block_size = 1024;  // the longest sequence (positions 0 .. block_size-1)
@@ -42,7 +42,7 @@ struct GPTConfig {
   Activation activation = Activation::gelu;         // gelu (exact erf) | gelu_tanh | relu
   InitScheme init = InitScheme::gpt2;               // gpt2 | xavier
   int64_t window = 0;                               // > 0: sliding-window attention of this width
-  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/attention.h)
+  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/ops_attention.h)
   int64_t n_kv_head = 0;  // key/value heads: 0 or n_head standard, 1 multi-query, a divisor grouped-query
   double ln_eps = 1e-5;
   double rope_base = 10000.0;

@@ -1,6 +1,6 @@
 // names.h: an option's one list of names, each with the enum value it stands for. The config
-// checks names against it (experiments/config.cpp) and turns them into the enums that nn's
-// configs hold (experiments/models.cpp); printing a model names its options with it. So a config
+// checks names against it (train/config.cpp) and turns them into the enums that nn's
+// configs hold (train/models.cpp); printing a model names its options with it. So a config
 // accepts exactly the names the model code knows, and a name is written in one place.
 #pragma once
 #include <array>

@@ -40,7 +40,7 @@ struct TransformerConfig {
   Activation activation = Activation::relu;                // relu | gelu | gelu_tanh
   InitScheme init = InitScheme::xavier;                    // xavier | gpt2
   int64_t window = 0;                                      // > 0: sliding-window self-attention of this width
-  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/attention.h)
+  AttentionKernel attention = AttentionKernel::automatic;  // stored | tiled | auto (autograd/ops_attention.h)
   int64_t n_kv_head = 0;  // key/value heads of self-attention; 0 means n_head (GQA / MQA)
   double ln_eps = 1e-5;
   double rope_base = 10000.0;

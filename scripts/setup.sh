@@ -10,6 +10,8 @@
 #   --with-course pandoc (Markdown to HTML, with its own code highlighter), libjs-katex (KaTeX,
 #   which renders the math in the browser; the site carries a copy, so it works offline) and
 #   python3, which builds the course site (./run.sh course, course/build_site.py).
+# graphviz (`dot`) lays out and draws the lessons' pictures of ideas (the autograd graph, Q/K/V,
+# heads, the residual stream, the encoder-decoder, the GPT stack) without overlapping labels.
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
 # fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
 # libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
@@ -18,7 +20,7 @@
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
-          nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev gnuplot-nox fonts-wqy-zenhei
+          nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev gnuplot-nox graphviz fonts-wqy-zenhei
           fortunes-zh libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
@@ -34,7 +36,7 @@ done
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup.sh: this system has no apt. Install by hand: a C++20 compiler (g++ >= 12), CMake >= 3.20," >&2
-  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, OpenSSL (libcrypto), utfcpp, and gnuplot (optional)." >&2
+  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, OpenSSL (libcrypto), utfcpp, and gnuplot and graphviz (optional)." >&2
   exit 1
 fi
 

@@ -1,12 +1,12 @@
 // The one doctest main shared by every test executable. Like the scratchformer executable, it
-// first asks OpenBLAS for the kernels of this CPU when the library does not know it (blas.h), so
-// the tests compute with the kernels the CLI they start computes with.
+// starts with start_program (app/startup.h), so the tests compute with the BLAS kernels the CLI
+// they start computes with.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include "autograd/cpu/blas.h"
+#include "app/startup.h"
 
 int main(int argc, char** argv) {
-  sf::blas::reexec_with_better_kernels(argv);
+  sf::start_program(argv);
   return doctest::Context(argc, argv).run();
 }

@@ -17,7 +17,7 @@
         converted/config.json ckpt.pt
 
 A run directory holds the experiment config (config.json, the field names of
-experiments/config.h and configs/README.md: model.tie_weights, ...; the vocabulary size comes
+train/config.h and configs/README.md: model.tie_weights, ...; the vocabulary size comes
 from tokenizer.json) and a weights-only checkpoint (checkpoints/last.json, with the size and
 sha256 of its weights file). It can be evaluated and sampled, not resumed: a nanoGPT ckpt.pt
 converted this way carries no scratchformer optimizer state. Only character-level models
@@ -156,7 +156,7 @@ def char_tokenizer(meta_path, vocab_size):
 
 
 def run_config(args, tied, run_dir, text_path, description):
-    """The experiment config of a converted run (experiments/config.h names; defaults elsewhere)."""
+    """The experiment config of a converted run (train/config.h names; defaults elsewhere)."""
     model = {"type": "gpt", "n_layer": args["n_layer"], "n_head": args["n_head"], "n_embd": args["n_embd"],
              "block_size": args["block_size"], "n_decoder_layer": 0, "d_ff": 4 * args["n_embd"],
              "dropout": float(args["dropout"]), "bias": bool(args["bias"]), "activation": "gelu",
@@ -189,7 +189,7 @@ def to_run(ckpt_path, run_dir, meta_path, text_path=None):
     safetensors_io.save_file(state, weights, metadata={"format": "scratchformer", "step": str(step)})
     optim = os.path.join(ckpt_dir, f"last-{step:06d}.optim.safetensors")
     safetensors_io.save_file({}, optim)  # no optimizer state: "weights_only" below
-    # The record is written last (the commit point), as experiments/checkpoint.cpp does.
+    # The record is written last (the commit point), as train/checkpoint.cpp does.
     best = float(ckpt.get("best_val_loss", float("inf")))
     record = {"format": 1, "name": "last", "step": step, "weights_only": True,
               "files": {"weights": file_entry(weights), "optimizer": file_entry(optim)},

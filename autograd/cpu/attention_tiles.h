@@ -30,8 +30,8 @@
 #include <array>
 #include <cstdint>
 
-#include "autograd/attention.h"
 #include "autograd/cpu/head_gemm.h"
+#include "autograd/ops_attention.h"
 
 namespace sf::kernels {
 
@@ -39,11 +39,8 @@ constexpr int64_t kQueryTile = 64;  // query rows per tile
 constexpr int64_t kKeyTile = 64;    // keys per tile
 
 // Both attention kernels split their heads (or the forward's query tiles) over the pool in up to
-// kFineChunksPerThread chunks per thread instead of parallel_for's 4 (threads.h): a head is long.
-// On a 2-core Zen 5 VM the two threads' ends of small's attention calls lay 66-84 us apart on
-// average with 4, 16-25 with 16; bench_gpt's steps taken in turn, old/new: small 1.0079
-// (Cooperlake kernels) and 1.0028 (Haswell), tiny 1.0005, medium 0.9946 and 1.0028
-// (bench/README.md, session 27).
+// kFineChunksPerThread chunks per thread instead of parallel_for's 4 (threads.h): a head is long,
+// and with 4 the thread that finishes first waits for most of the other's last head.
 
 // One attention call as the tile loops see it: q (B, H, T, D), k and v (B, H, S, D) in the given
 // layouts; bias (optional) is read at b * bias_strides[0] + h * [1] + t * [2] + s * [3] (a stride

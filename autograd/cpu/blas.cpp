@@ -2,7 +2,6 @@
 #include "autograd/cpu/blas.h"
 
 #include <cblas.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -78,8 +77,7 @@ GemmBlocks gemm_blocks(int64_t M, int64_t N, int64_t K) {
 // A long sum into a small C (a weight gradient: dW (out, in) = dY^T X sums over every row of the
 // batch) is cut along K. Cut by rows instead, each of the blocks packs all of the other operand
 // again (six copies of a 1 MB X for small's qkv); cut along K, each chunk packs only its own rows
-// of both. Measured on a 2-core Zen 4 (bench/README.md, session 13): small's qkv weight gradient
-// 132 -> 167 GFLOP/s (127 -> 155 with its operands out of cache).
+// of both (about 1.25x faster for small's qkv weight gradient).
 int64_t gemm_k_chunks(int64_t M, int64_t N, int64_t K) {
   constexpr int64_t kMinSlice = 512, kMaxChunks = 8, kMaxC = int64_t(1) << 20;  // C up to 4 MB in float
   if (K < 2 * kMinSlice || K < std::max(M, N) || M * N > kMaxC) return 1;
@@ -173,33 +171,17 @@ std::string narrow_kernels_note(const std::string& chosen, const char* user_valu
          " kernels (no AVX-512) on this AVX-512 CPU; unset it to let OpenBLAS choose (" + gain + ")";
 }
 
+bool cpu_has_avx512() {
 #if defined(__x86_64__)
-static bool cpu_has_avx512() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-}
+#else
+  return false;
 #endif
+}
 
 std::string narrow_kernels_note() {
-#if defined(__x86_64__)
   return narrow_kernels_note(core_name(), std::getenv("OPENBLAS_CORETYPE"), cpu_has_avx512());
-#else
-  return "";
-#endif
-}
-
-void reexec_with_better_kernels(char** argv) {
-#if defined(__x86_64__)
-  const bool avx512 = cpu_has_avx512();
-  const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  const std::string core = core_override(core_name(), avx512, avx2_fma, std::getenv("OPENBLAS_CORETYPE") != nullptr);
-  if (core.empty()) return;
-  setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
-  execv("/proc/self/exe", argv);  // returns only on failure
-  unsetenv("OPENBLAS_CORETYPE");  // (children would otherwise get kernels this process does not run)
-#else
-  (void)argv;
-#endif
 }
 
 }  // namespace sf::blas

@@ -76,20 +76,14 @@ bool avx512_family(const std::string& chosen);
 // "Haswell". Never when the user set OPENBLAS_CORETYPE.
 std::string core_override(const std::string& chosen, bool avx512, bool avx2_fma, bool user_set);
 // A one-line note when the user's OPENBLAS_CORETYPE holds OpenBLAS to kernels narrower than the
-// CPU runs: AVX2 (or older) families on a CPU with AVX-512 (F, BW, DQ, VL). "" otherwise. On a
-// 2-core Zen 5 that presets OPENBLAS_CORETYPE=Haswell, unsetting it (OpenBLAS then chose
-// Cooperlake) made medium's training step about 1.8x faster (bench/README.md, session 17). Since
-// sessions 25 and 26 the linear layers of a training step run on small_gemm in an AVX-512 build,
-// whatever OpenBLAS runs, and the note says so there; it still holds for every product left on
-// OpenBLAS (few rows, as in generation; weights over 2^22 elements). The first form
-// decides from its arguments (`user_value`: the variable, or nullptr when unset); the second asks
-// this process and CPU.
+// CPU runs: AVX2 (or older) families on a CPU with AVX-512 (F, BW, DQ, VL). "" otherwise. In an
+// AVX-512 build the training step's linear layers run on small_gemm whatever OpenBLAS runs, and the
+// note says so; it holds for every product left on OpenBLAS (few rows, as in generation; weights
+// over 2^22 elements). The first form decides from its arguments (`user_value`: the variable, or
+// nullptr when unset); the second asks this process and CPU.
 std::string narrow_kernels_note(const std::string& chosen, const char* user_value, bool avx512);
 std::string narrow_kernels_note();
-// Run first in main(), before any thread or MPI starts: when core_override() for this CPU is not
-// empty, sets OPENBLAS_CORETYPE and re-executes the program (same pid, arguments and the rest of
-// the environment), so OpenBLAS loads again with those kernels. Returns when there is nothing to
-// do or the exec failed (the program then runs on as it was).
-void reexec_with_better_kernels(char** argv);
+// Whether this CPU runs AVX-512 F, BW, DQ and VL (the families of avx512_family need all four).
+bool cpu_has_avx512();
 
 }  // namespace sf::blas

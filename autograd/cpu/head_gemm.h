@@ -25,16 +25,9 @@ struct HeadLayout {
 inline HeadLayout bhtd_layout(int64_t H, int64_t T, int64_t D) { return {H * T * D, T * D, D}; }
 inline HeadLayout packed_layout(int64_t T, int64_t width, int64_t D) { return {T * width, D, width}; }
 
-// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS. Measured on one
-// core (2-core Zen, AVX2): at D = 16, T = 32 the direct kernel runs 40-50 GFLOP/s where OpenBLAS
-// gets 25; at D = 32, T = 128 it is 5-15% ahead; at D = 64, T = 256 OpenBLAS is as fast or faster
-// (Q K^T 50 vs 60, dV 49 vs 58 GFLOP/s), so with AVX2 heads that big stay on OpenBLAS. With
-// AVX-512 the kernel's vectors hold 16 floats and D = 64 goes to it too: on a 2-core Zen 5
-// (bench/README.md, session 19), steps of bench_gpt's medium shape (D = 64) taken in turn ran 4.1%
-// faster (twice, 15 pairs each) with OpenBLAS held to its AVX2 kernels by OPENBLAS_CORETYPE, and
-// 1.2% and 1.5% faster (20 pairs each) with OpenBLAS's own AVX-512 kernels; on a Zen 4 (sessions
-// 11 and 12) it was about even (medium 1.006x; attention alone lost 5 of 8 turns). D = 32 on
-// OpenBLAS did not help there either (small 0.99x), so the cut for AVX2 stays where it was.
+// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS: D <= 32 with AVX2
+// (at D = 64 OpenBLAS is as fast or faster), D <= 64 when the kernel's vectors hold 16 floats
+// (AVX-512). Measured in bench/README.md, "How the speed is won".
 constexpr int64_t kSmallHeadMaxD = xsimd::batch<float>::size >= 16 ? 64 : 32;
 inline bool use_small_gemm(int64_t D) { return D <= kSmallHeadMaxD; }
 

@@ -66,8 +66,7 @@ inline V fused(V a, V b, V c) {
 // accumulators live in registers from the first k to the store. Left to itself GCC unrolled the k
 // loop's body only and kept the accumulators as an array on the stack: zeroed there, loaded before
 // the loop, stored after it for the epilogue to read, 48 extra memory operations a tile, felt most
-// at K = 32 (attention's products). bench_gpt's steps in turn, old/new, 2-core Zen 5: tiny 1.036,
-// small 1.016-1.022, medium 1.004 (bench/README.md, session 29).
+// at K = 32 (attention's products).
 //
 // The epilogue rounds as the former one compiled to on an AVX-512 build: with alpha != 1 and beta
 // != 0 (or a bias), where alpha * acc is rounded was GCC's own choice (in a * b + c * d it may fuse
@@ -140,10 +139,7 @@ inline void tile_column(int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa
 // Asks for the cache lines of a tile of R rows x 2 vectors of C (rows ldc apart) with the intent
 // to write them (PREFETCHW where the CPU has it), so that the tile's stores, a whole K loop later,
 // find them in cache. Without it every tile of a C that is not in cache (a fresh activation, a
-// block of attention scores) ended on stores that waited for its lines to be read from L3 or
-// memory first: bench_gpt's steps taken in turn, 2-core Zen 5, old/new: small 1.040-1.048, medium
-// 1.04-1.08 with Haswell kernels (its large weights run on small_gemm there) and 1.02 with
-// Cooperlake, tiny 1.004-1.007 (bench/README.md, session 26).
+// block of attention scores) ends on stores that wait for its lines to come from L3 or memory.
 template <int R, class T>
 inline void prefetch_tile_for_write(const T* c, int64_t ldc) {
   constexpr int64_t W = xsimd::batch<T>::size, kLine = 64 / int64_t(sizeof(T));
@@ -322,9 +318,8 @@ static inline void transpose8x8(const float* s, int64_t ld, float* d, int64_t ld
 // The tiles walk a band of 8 rows left to right, so 8 rows of src are read at once, and each
 // 64-byte line of the next band is asked for (a prefetch) while this band is done. A weight
 // that comes from memory (a linear layer's W, last written by the optimizer a step ago) would
-// otherwise be read at the speed of one line in flight per row: on a 2-core Zen 5, a 384 x 128
-// weight out of memory took 29-40 us without the prefetch and 11-13 us with it, out of L3 about
-// 10 us either way (bench/README.md, session 24).
+// otherwise be read at the speed of one line in flight per row (about 3x slower for a weight out
+// of memory; out of L3 the prefetch changes nothing).
 template <class T>
 void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* dst, int64_t ldd) {
   int64_t r8 = 0, c8 = 0;  // the part done in 8 x 8 tiles

@@ -40,7 +40,7 @@ void parallel_for(int64_t n, int64_t grain, int chunks_per_thread, const std::fu
 
 // What those jobs ask for (attention's heads, linear's forward blocks on small_gemm): the cores of
 // a VM drift apart by a few percent from one millisecond to the next, and the faster thread then
-// takes over a sixteenth of the other's share at a time (bench/README.md, session 27).
+// takes over a sixteenth of the other's share at a time.
 constexpr int kFineChunksPerThread = 16;
 
 // The grain for plain elementwise loops: below about this many elements a second thread costs

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
 #include "nn/attention.h"
@@ -56,6 +56,26 @@ void check_softmax_forward(Report& r) {
         return compare(sf::softmax(x), softmax_forward(x));
       },
       "a single score always gets probability 1");
+  r.check(
+      "edge: a fully masked row (every score -inf) gives zeros, not nan",
+      [] {
+        Tensor x = f64({-inf, -inf, -inf, 0.5, -inf, 1.0}, {2, 3});
+        Tensor want = f64({0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, {2, 3});
+        std::vector<double> p = sf::softmax(slice(x, 0, 1, 2)).to_vector();
+        for (size_t j = 0; j < 3; ++j) want.data<double>()[3 + j] = p[j];
+        return compare(want, softmax_forward(x));
+      },
+      "the row max is -inf there and -inf - (-inf) is nan: treat such a row's max as 0 (its exponentials are "
+      "then all 0) and divide by a sum that is never 0, so the row comes out as zeros, as sf::softmax does");
+  r.check(
+      "float32: x float32 (3, 4) gives float32 probabilities",
+      [] {
+        Tensor x = random_f64({3, 4}, 23).to(DType::f32);
+        Tensor got = softmax_forward(x);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(sf::softmax(x), got, 1e-6, 1e-5) : d;
+      },
+      "build every tensor from x with sf ops, which keep x's dtype");
 }
 
 // ---- 06 softmax backward ----
@@ -83,9 +103,23 @@ void check_softmax_backward(Report& r) {
       "values on (3, 4) against the framework's backward",
       [] {
         Tensor x = random_f64({3, 4}, 31), dy = random_f64({3, 4}, 32);
-        return compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
+        Tensor y = sf::softmax(x), got = softmax_backward(y, dy);
+        return diagnose(compare(reference_softmax_grad(x, dy), got), got,
+                        {{"only the Jacobian's diagonal y_i (1 - y_i) is used: the off-diagonal -y_i y_j terms are missing",
+                          dy * y * (1.0 - y)},
+                         {"the sum_j dy_j y_j is taken as sum_j y_j (= 1), as if dy were all ones", y * (dy - 1.0)},
+                         {"the sum runs over the whole tensor instead of each row", y * (dy - sf::sum(dy * y))}});
       },
       hint);
+  r.check(
+      "float32: y and dy float32 give a float32 dx",
+      [] {
+        Tensor x = random_f64({2, 4}, 35).to(DType::f32), dy = random_f64({2, 4}, 36).to(DType::f32);
+        Tensor got = softmax_backward(sf::softmax(x), dy);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(reference_softmax_grad(x, dy), got, 1e-6, 1e-5) : d;
+      },
+      "tensor ops on y and dy keep their dtype");
   r.check(
       "float64 gradient check on (2, 5)",
       [] {
@@ -137,14 +171,64 @@ void check_cross_entropy(Report& r) {
       },
       fwd_hint);
   r.check(
-      "backward values against the framework's backward",
+      "backward values against the framework's backward, dloss 1",
       [targets] {
         Tensor logits = random_f64({4, 5}, 42).requires_grad_();
         sf::cross_entropy(logits, targets).backward();
         Tensor dloss = Tensor::scalar(1.0, DType::f64);
-        return compare(logits.grad(), cross_entropy_backward(logits.detach(), targets, dloss));
+        Tensor got = cross_entropy_backward(logits.detach(), targets, dloss);
+        Tensor p = sf::softmax(logits.detach()), onehot = Tensor::zeros({4, 5}, DType::f64);
+        for (int64_t n = 0; n < 4; ++n) onehot.data<double>()[n * 5 + targets[n]] = 1.0;
+        return diagnose(compare(logits.grad(), got), got,
+                        {{"the 1/N of the mean is missing", p - onehot},
+                         {"the sign is flipped: it is softmax - onehot, not onehot - softmax", (onehot - p) / 4.0}});
       },
       bwd_hint);
+  r.check(
+      "backward with dloss 2.5 (the loss is scaled, as under loss scaling or a weighted sum)",
+      [targets] {
+        Tensor logits = random_f64({4, 5}, 44).requires_grad_();
+        sf::cross_entropy(logits, targets).backward(Tensor::scalar(2.5, DType::f64));
+        Tensor got = cross_entropy_backward(logits.detach(), targets, Tensor::scalar(2.5, DType::f64));
+        return diagnose(compare(logits.grad(), got), got,
+                        {{"dloss is ignored: the gradient must be multiplied by dloss.item()", logits.grad() / 2.5}});
+      },
+      "the gradient arriving from above is dloss: multiply your whole result by dloss.item()");
+  r.check(
+      "float32: logits float32 (4, 5) give a float32 loss and gradient",
+      [targets] {
+        Tensor logits = random_f64({4, 5}, 45).to(DType::f32);
+        Tensor loss = cross_entropy_forward(logits, targets);
+        std::string d = same_dtype(loss, DType::f32);
+        if (!d.empty()) return "forward: " + d;
+        std::string v = compare(sf::cross_entropy(logits, targets), loss, 1e-6, 1e-5);
+        if (!v.empty()) return "forward " + v;
+        Tensor x = logits.clone().requires_grad_();
+        sf::cross_entropy(x, targets).backward();
+        Tensor g = cross_entropy_backward(logits, targets, Tensor::scalar(1.0, DType::f32));
+        std::string dg = same_dtype(g, DType::f32);
+        if (!dg.empty()) return "backward: " + dg;
+        std::string vg = compare(x.grad(), g, 1e-6, 1e-5);
+        return vg.empty() ? vg : "backward " + vg;
+      },
+      "make the one-hot with the logits' dtype: Tensor::from_vector(values, {N, V}, logits.dtype())");
+  r.check(
+      "out of range: a target of V or -1 is refused, forward and backward",
+      [] {
+        Tensor logits = random_f64({2, 3}, 46);
+        Tensor one = Tensor::scalar(1.0, DType::f64);
+        const std::vector<std::pair<IntTensor, std::string>> bad = {{IntTensor({2}, {3, 0}), "target 3 with V 3"},
+                                                                    {IntTensor({2}, {0, -1}), "target -1"}};
+        for (const auto& [t, what] : bad) {
+          std::string a = refuses([&] { (void)cross_entropy_forward(logits, t); }, "forward: " + what);
+          if (!a.empty()) return a;
+          std::string b = refuses([&] { (void)cross_entropy_backward(logits, t, one); }, "backward: " + what);
+          if (!b.empty()) return b;
+        }
+        return std::string();
+      },
+      "a target outside [0, V) picks no class (or another row's): check every target and throw sf::ShapeError "
+      "naming it");
   r.check(
       "float64 gradient check",
       [targets] {
@@ -187,6 +271,29 @@ static Tensor reference_attention(const Tensor& q, const Tensor& k, const Tensor
   return sf::attention(q, k, v, options);
 }
 
+// Attention with the common mistakes, to name the one a wrong result matches: scale is the factor
+// the scores are multiplied by, `offset` whether query t sits at S - T + t (else at t), `masked`
+// whether the future is masked at all.
+static Tensor attention_variant(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool offset,
+                                bool masked) {
+  const int64_t T = q.size(2), S = k.size(2);
+  Tensor scores = matmul(q, transpose(k, -2, -1)) * scale;
+  std::vector<double> m(static_cast<size_t>(T * S), 0.0);
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t s = 0; s < S; ++s) m[t * S + s] = masked && s > (offset ? S - T + t : t) ? 1.0 : 0.0;
+  return matmul(sf::softmax(masked_fill(scores, Tensor::from_vector(m, {1, 1, T, S}, q.dtype()), -inf)), v);
+}
+
+static std::vector<Mistake> attention_mistakes(const Tensor& q, const Tensor& k, const Tensor& v) {
+  const double D = static_cast<double>(q.size(3)), r = 1.0 / std::sqrt(D);
+  return {{"the scores are not divided by sqrt(D) (the 1/sqrt(d_k) of scaled dot-product attention)",
+           attention_variant(q, k, v, 1.0, true, true)},
+          {"the scores are divided by D instead of sqrt(D)", attention_variant(q, k, v, 1.0 / D, true, true)},
+          {"the mask ignores the cache offset: query t sits at position S - T + t, not t",
+           attention_variant(q, k, v, r, false, true)},
+          {"the future is not masked at all", attention_variant(q, k, v, r, true, false)}};
+}
+
 void check_causal_attention(Report& r) {
   const char* hint =
       "scores = q k^T / sqrt(D) (B, H, T, S); set scores[t, s] = -inf where s > S - T + t "
@@ -207,7 +314,8 @@ void check_causal_attention(Report& r) {
         [c] {
           Tensor q = random_f64({c.B, c.H, c.T, c.D}, 51), k = random_f64({c.B, c.H, c.S, c.D}, 52),
                  v = random_f64({c.B, c.H, c.S, c.D}, 53);
-          return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
+          Tensor got = causal_attention(q, k, v);
+          return diagnose(compare(reference_attention(q, k, v), got, 1e-9, 1e-7), got, attention_mistakes(q, k, v));
         },
         c.hint);
   r.check(
@@ -218,6 +326,16 @@ void check_causal_attention(Report& r) {
         return compare(reference_attention(q, k, v), causal_attention(q, k, v), 1e-9, 1e-7);
       },
       "use a stable softmax (sf::softmax, or your own with the max subtracted)");
+  r.check(
+      "float32: q, k, v float32 (1, 2, 3, 4) after 1 cached key (S 4) give float32",
+      [] {
+        Tensor q = random_f64({1, 2, 3, 4}, 60).to(DType::f32), k = random_f64({1, 2, 4, 4}, 61).to(DType::f32),
+               v = random_f64({1, 2, 4, 4}, 62).to(DType::f32);
+        Tensor got = causal_attention(q, k, v);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(reference_attention(q, k, v), got, 1e-6, 1e-5) : d;
+      },
+      "keep q's dtype: a float32 model needs a float32 output (create any tensor with q.dtype())");
   r.check(
       "float64 gradient check of your attention (q, k, v (1, 2, 3, 2))",
       [] {
@@ -293,6 +411,16 @@ void check_online_softmax(Report& r) {
       },
       "m = max(m_a, m_b); sum = sum_a e^(m_a - m) + sum_b e^(m_b - m)");
   r.check(
+      "merge in either order: the block with the larger max first, then second",
+      [] {
+        std::vector<double> a = {3.0, 0.5}, b = {-1.0, 1.0, 0.25}, all = {3.0, 0.5, -1.0, 1.0, 0.25};
+        std::string ab = state_matches(online_softmax_merge(stream(a), stream(b)), all);
+        if (!ab.empty()) return "larger max first: " + ab;
+        std::string ba = state_matches(online_softmax_merge(stream(b), stream(a)), all);
+        return ba.empty() ? ba : "larger max second: " + ba;
+      },
+      "both sums were taken relative to their own block's max: rescale each by e^(its max - m), whichever is larger");
+  r.check(
       "edge: merging with an empty block changes nothing; two empty blocks stay empty",
       [x] {
         std::string a = state_matches(online_softmax_merge(SoftmaxState{}, stream(x)), x);
@@ -330,6 +458,27 @@ void check_split_merge_heads(Report& r) {
         },
         merge_hint);
   }
+  r.check(
+      "float32: split and merge keep float32",
+      [] {
+        Tensor x = random_f64({1, 2, 6}, 77).to(DType::f32);
+        Tensor h = exercise::split_heads(x, 3);
+        std::string d = same_dtype(h, DType::f32);
+        if (!d.empty()) return "split_heads: " + d;
+        std::string v = compare(sf::split_heads(x, 1, 0, 3), h, 0, 0);
+        if (!v.empty()) return "split_heads " + v;
+        Tensor back = exercise::merge_heads(h);
+        std::string dm = same_dtype(back, DType::f32);
+        return dm.empty() ? compare(x, back, 0, 0) : "merge_heads: " + dm;
+      },
+      "reshape and transpose move values without changing their dtype");
+  r.check(
+      "out of range: H 4 does not divide C 6, refused",
+      [] {
+        Tensor x = random_f64({1, 2, 6}, 76);
+        return refuses([&] { (void)exercise::split_heads(x, 4); }, "split_heads of C 6 into H 4");
+      },
+      "D = C / H must be a whole number: throw sf::ShapeError naming C and H when H does not divide C");
   r.check(
       "round trip: merge_heads(split_heads(x)) is x",
       [] {

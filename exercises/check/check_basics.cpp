@@ -27,7 +27,10 @@ void check_tanh_backward(Report& r) {
       [] {
         Tensor x = random_f64({2, 3}, 1), dy = random_f64({2, 3}, 2);
         Tensor y = sf::tanh(x);
-        return compare(dy * (1.0 - y * y), tanh_backward(y, dy));
+        Tensor got = tanh_backward(y, dy);
+        return diagnose(compare(dy * (1.0 - y * y), got), got,
+                        {{"you ignore dy: the gradient arriving from above multiplies the local derivative", 1.0 - y * y},
+                         {"the derivative is taken as 1 - y instead of 1 - y^2", dy * (1.0 - y)}});
       },
       hint);
   r.check(
@@ -44,6 +47,15 @@ void check_tanh_backward(Report& r) {
         return gradient_check([](const std::vector<Tensor>& in) { return tanh_op(in[0]); }, {x}, {"x"});
       },
       "the same formula works for any shape, even (): use tensor ops, not loops over a fixed rank");
+  r.check(
+      "float32: y and dy float32 (2, 3) give a float32 dx",
+      [] {
+        Tensor y = sf::tanh(random_f64({2, 3}, 14)).to(DType::f32), dy = random_f64({2, 3}, 15).to(DType::f32);
+        Tensor got = tanh_backward(y, dy);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(dy * (1.0 - y * y), got, 1e-6, 1e-5) : d;
+      },
+      "keep the inputs' dtype: tensor ops on y and dy do (a std::vector<double> turned into a float64 tensor does not)");
   r.check(
       "edge: saturated inputs x = +-20 (y = +-1) give a zero gradient",
       [] {
@@ -72,6 +84,22 @@ void check_sum_to_shape(Report& r) {
           return compare(sf::sum_to(g, c.to), sum_to_shape(g, c.to));
         },
         hint);
+  r.check(
+      "float32: g (2, 3, 4) float32 to (3, 1) stays float32",
+      [] {
+        Tensor g = random_f64({2, 3, 4}, 16).to(DType::f32);
+        Tensor got = sum_to_shape(g, {3, 1});
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(sf::sum_to(g, {3, 1}), got, 1e-6, 1e-5) : d;
+      },
+      "use sf::sum on g itself: it keeps g's dtype");
+  r.check(
+      "out of range: reducing (3, 4) to the longer (2, 3, 4) is refused",
+      [] {
+        Tensor g = random_f64({3, 4}, 17);
+        return refuses([&] { (void)sum_to_shape(g, {2, 3, 4}); }, "sum_to_shape of (3, 4) to (2, 3, 4)");
+      },
+      "a gradient can only be summed down to a shape with at most as many axes: throw sf::ShapeError naming both");
   // The backward of a broadcasting multiply built on the learner's reduction.
   r.check(
       "float64 gradient check of a * b with a (2, 1, 4), b (3, 1), backward via sum_to_shape",
@@ -133,6 +161,27 @@ void check_embedding_backward(Report& r) {
         return compare(W.grad(), embedding_backward(ids, dout, 6));
       },
       "dW has V rows whatever the ids; rows no id picks stay zero");
+  r.check(
+      "float32: dout float32 gives a float32 dW",
+      [] {
+        IntTensor ids({3}, {1, 0, 1});
+        Tensor W = random_f64({2, 3}, 14).to(DType::f32).requires_grad_();
+        Tensor dout = random_f64({3, 3}, 15).to(DType::f32);
+        sf::embedding(W, ids).backward(dout);
+        Tensor got = embedding_backward(ids, dout, 2);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(W.grad(), got, 1e-6, 1e-5) : d;
+      },
+      "make dW with dout's dtype: Tensor::from_vector(values, {V, C}, dout.dtype())");
+  r.check(
+      "out of range: an id of V or -1 is refused",
+      [] {
+        Tensor dout = random_f64({2, 3}, 18);
+        std::string a = refuses([&] { (void)embedding_backward(IntTensor({2}, {4, 1}), dout, 4); }, "id 4 with V 4");
+        if (!a.empty()) return a;
+        return refuses([&] { (void)embedding_backward(IntTensor({2}, {0, -1}), dout, 4); }, "id -1");
+      },
+      "an id outside [0, V) would write outside dW: check each id and throw sf::ShapeError naming it");
   r.check(
       "float64 gradient check, ids (2, 2) with a repeat",
       [] {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
 
@@ -37,9 +37,25 @@ void check_layer_norm_forward(Report& r) {
       "eps = 0.5 goes inside the square root",
       [] {
         Tensor x = random_f64({2, 4}, 87), w = random_f64({4}, 88), b = random_f64({4}, 89);
-        return compare(sf::layer_norm(x, w, b, 0.5), layer_norm_forward(x, w, b, 0.5));
+        Tensor got = layer_norm_forward(x, w, b, 0.5);
+        Tensor xc = x - sf::mean(x, -1, true), var = sf::mean(xc * xc, -1, true);
+        return diagnose(compare(sf::layer_norm(x, w, b, 0.5), got), got,
+                        {{"eps is added outside the square root: sqrt(var) + eps", xc / (sf::sqrt(var) + 0.5) * w + b},
+                         {"eps is fixed at 1e-5 instead of the eps argument", sf::layer_norm(x, w, b, 1e-5)},
+                         {"var is unbiased (/(C - 1)); LayerNorm's is biased (/C)",
+                          xc / sf::sqrt(var * (4.0 / 3.0) + 0.5) * w + b}});
       },
-      "divide by sqrt(var + eps), not by sqrt(var) + eps");
+      "use the eps argument, inside the square root: sqrt(var + eps), not sqrt(var) + eps or a fixed 1e-5");
+  r.check(
+      "float32: x, w, b float32 (2, 6) give float32, eps 1e-3",
+      [] {
+        Tensor x = random_f64({2, 6}, 95).to(DType::f32), w = random_f64({6}, 96).to(DType::f32),
+               b = random_f64({6}, 97).to(DType::f32);
+        Tensor got = layer_norm_forward(x, w, b, 1e-3);
+        std::string d = same_dtype(got, DType::f32);
+        return d.empty() ? compare(sf::layer_norm(x, w, b, 1e-3), got, 1e-5, 1e-5) : d;
+      },
+      "sf ops on x, w and b keep their dtype");
   r.check(
       "edge: rows far from zero (1e6 + noise)",
       [] {
@@ -71,6 +87,41 @@ static Tensor layer_norm_op(const Tensor& x, const Tensor& w, const Tensor& b, d
       {"x", "w", "b"});
 }
 
+// dx of LayerNorm with eps `eps`, optionally without its mean term, its variance term or w: the
+// right formula and the usual mistakes in deriving it.
+static Tensor layer_norm_dx(const Tensor& x, const Tensor& w, const Tensor& dy, double eps, bool mean_term,
+                            bool var_term, bool with_w) {
+  Tensor xc = x - sf::mean(x, -1, true), rstd = 1.0 / sf::sqrt(sf::mean(xc * xc, -1, true) + eps);
+  Tensor xhat = xc * rstd, g = with_w ? dy * w : dy, dx = g;
+  if (mean_term) dx = dx - sf::mean(g, -1, true);
+  if (var_term) dx = dx - xhat * sf::mean(g * xhat, -1, true);
+  return rstd * dx;
+}
+
+// Compares the learner's dx, dw, db with the framework's backward of layer_norm; a wrong dx is
+// checked against the usual mistakes.
+static std::string layer_norm_grads_match(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& dy,
+                                          double eps) {
+  sf::layer_norm(x, w, b, eps).backward(dy);
+  LayerNormGrads g = layer_norm_backward(x.detach(), w.detach(), dy, eps);
+  Tensor xd = x.detach(), wd = w.detach();
+  const std::vector<Mistake> dx_mistakes = {
+      {"the variance term is missing: dx needs - xhat mean(g xhat) too, because var depends on x",
+       layer_norm_dx(xd, wd, dy, eps, true, false, true)},
+      {"the mean term is missing: dx needs - mean(g) too, because the mean depends on x",
+       layer_norm_dx(xd, wd, dy, eps, false, true, true)},
+      {"mean and variance are treated as constants: dx = rstd g", layer_norm_dx(xd, wd, dy, eps, false, false, true)},
+      {"w is left out: the gradient reaching xhat is g = dy w, not dy",
+       layer_norm_dx(xd, wd, dy, eps, true, true, false)},
+      {"eps is fixed at 1e-5 instead of the eps argument", layer_norm_dx(xd, wd, dy, 1e-5, true, true, true)}};
+  std::string dx = diagnose(compare(x.grad(), g.dx), g.dx, dx_mistakes);
+  if (!dx.empty()) return "dx " + dx;
+  std::string dw = compare(w.grad(), g.dw);
+  if (!dw.empty()) return "dw " + dw;
+  std::string db = compare(b.grad(), g.db);
+  return db.empty() ? db : "db " + db;
+}
+
 void check_layer_norm_backward(Report& r) {
   const char* hint =
       "xhat = (x - mean) rstd, rstd = 1 / sqrt(var + eps), g = dy w: dx = rstd (g - mean(g) - "
@@ -81,16 +132,34 @@ void check_layer_norm_backward(Report& r) {
         Tensor x = random_f64({3, 5}, 101).requires_grad_(), w = random_f64({5}, 102).requires_grad_(),
                b = random_f64({5}, 103).requires_grad_();
         Tensor dy = random_f64({3, 5}, 104);
-        sf::layer_norm(x, w, b, 1e-5).backward(dy);
-        LayerNormGrads g = layer_norm_backward(x.detach(), w.detach(), dy, 1e-5);
-        for (auto [name, want, got] :
-             {std::tuple{"dx", x.grad(), g.dx}, std::tuple{"dw", w.grad(), g.dw}, std::tuple{"db", b.grad(), g.db}}) {
-          std::string d = compare(want, got);
-          if (!d.empty()) return std::string(name) + " " + d;
-        }
-        return std::string();
+        return layer_norm_grads_match(x, w, b, dy, 1e-5);
       },
       hint);
+  r.check(
+      "values with eps 0.3 (not the default 1e-5) and dy of scale 3",
+      [] {
+        Tensor x = random_f64({2, 4}, 114, 0.3).requires_grad_(), w = random_f64({4}, 115).requires_grad_(),
+               b = random_f64({4}, 116).requires_grad_();
+        return layer_norm_grads_match(x, w, b, random_f64({2, 4}, 117, 3.0), 0.3);
+      },
+      "use the eps argument in rstd = 1 / sqrt(var + eps): with small rows eps = 0.3 changes everything");
+  r.check(
+      "float32: x, w, dy float32 give float32 dx, dw, db",
+      [] {
+        Tensor x = random_f64({2, 5}, 118).to(DType::f32), w = random_f64({5}, 119).to(DType::f32),
+               dy = random_f64({2, 5}, 120).to(DType::f32);
+        LayerNormGrads g = layer_norm_backward(x, w, dy, 1e-5);
+        for (auto [name, t] : {std::pair{"dx", g.dx}, std::pair{"dw", g.dw}, std::pair{"db", g.db}}) {
+          std::string d = same_dtype(t, DType::f32);
+          if (!d.empty()) return std::string(name) + ": " + d;
+        }
+        Tensor x64 = x.to(DType::f64).requires_grad_(), w64 = w.to(DType::f64).requires_grad_(),
+               b64 = Tensor::zeros({5}, DType::f64).requires_grad_();
+        sf::layer_norm(x64, w64, b64, 1e-5).backward(dy.to(DType::f64));
+        std::string a = compare(x64.grad(), g.dx.to(DType::f64), 1e-5, 1e-4);
+        return a.empty() ? a : "dx " + a;
+      },
+      "sf ops on x, w and dy keep their dtype");
   r.check(
       "float64 gradient check on (2, 4)",
       [] {
@@ -154,9 +223,29 @@ void check_gelu(Report& r) {
       [] {
         Tensor x = random_f64({3, 4}, 122, 2.0).requires_grad_(), dy = random_f64({3, 4}, 123);
         sf::gelu(x, GeluApprox::tanh).backward(dy);
-        return compare(x.grad(), gelu_backward(x.detach(), dy));
+        Tensor got = gelu_backward(x.detach(), dy);
+        return diagnose(compare(x.grad(), got), got,
+                        {{"dy is ignored: multiply the derivative by the incoming gradient dy", x.grad() / dy}});
       },
       bwd_hint);
+  r.check(
+      "float32: x and dy float32 give float32 forward and backward",
+      [] {
+        Tensor x = random_f64({2, 4}, 125, 2.0).to(DType::f32), dy = random_f64({2, 4}, 126).to(DType::f32);
+        Tensor y = gelu_forward(x);
+        std::string d = same_dtype(y, DType::f32);
+        if (!d.empty()) return "forward: " + d;
+        Tensor xg = x.clone().requires_grad_();
+        sf::gelu(xg, GeluApprox::tanh).backward(dy);
+        Tensor g = gelu_backward(x, dy);
+        std::string dg = same_dtype(g, DType::f32);
+        if (!dg.empty()) return "backward: " + dg;
+        std::string v = compare(sf::gelu(x, GeluApprox::tanh), y, 1e-6, 1e-5);
+        if (!v.empty()) return "forward " + v;
+        std::string vg = compare(xg.grad(), g, 1e-6, 1e-5);
+        return vg.empty() ? vg : "backward " + vg;
+      },
+      "sf ops on x keep its dtype; scalars like 0.044715 are fine (a double times a tensor keeps the tensor's dtype)");
   r.check(
       "float64 gradient check on (2, 3)",
       [] {
@@ -218,6 +307,18 @@ void check_kv_cache_append(Report& r) {
                                    : "cache.length() is " + std::to_string(cache.length()) + ", expected 4";
       },
       "each call appends exactly the new tokens once");
+  r.check(
+      "float32: appending float32 keys and values keeps float32",
+      [=] {
+        KVCache cache;
+        kv_cache_append(cache, k3.to(DType::f32), v3.to(DType::f32));
+        kv_cache_append(cache, k1.to(DType::f32), v1.to(DType::f32));
+        std::string d = same_dtype(cache.k, DType::f32);
+        if (!d.empty()) return "cache.k: " + d;
+        std::string a = compare(k.to(DType::f32), cache.k, 0, 0);
+        return a.empty() ? compare(v.to(DType::f32), cache.v, 0, 0) : "cache.k " + a;
+      },
+      "keep the tensors as they are: sf::concat keeps their dtype");
   r.check(
       "edge: keys of another head size are refused (sf::ShapeError)",
       [=] {

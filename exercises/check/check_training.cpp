@@ -130,6 +130,10 @@ void check_adamw_step(Report& r) {
        false,
        "betas 0.8 and 0.99, no weight decay",
        "use the config's beta1 and beta2 everywhere, including the bias corrections 1 - beta^t"},
+      {{1e-2, 0.9, 0.999, 1e-3, 0.0},
+       false,
+       "eps 1e-3 (not the default 1e-8)",
+       "use the config's eps, added to sqrt(v_hat) (the bias-corrected second moment), not to v"},
       {{1e-2, 0.9, 0.999, 1e-8, 0.5},
        true,
        "edge: a zero gradient at step 1 (only the decay moves p)",
@@ -177,10 +181,12 @@ void check_loss_scaler(Report& r) {
       "good_steps = 0; return true";
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   // Ten iterations of a scaled backward; the iterations in `bad` overflow (inf when even, nan when odd).
-  auto run = [=](const std::vector<int>& bad, int64_t interval) {
+  auto run = [=](const std::vector<int>& bad, int64_t interval, double growth = 2.0, double backoff = 0.5) {
     GradScalerOptions options;
     options.init_scale = 1024;
     options.growth_interval = interval;
+    options.growth_factor = growth;
+    options.backoff_factor = backoff;
     GradScaler reference(options);
     Tensor P = Tensor::zeros({6}).requires_grad_();
     SGDOptions sgd;
@@ -189,6 +195,8 @@ void check_loss_scaler(Report& r) {
     LossScaler mine;
     mine.scale = 1024;
     mine.growth_interval = interval;
+    mine.growth_factor = growth;
+    mine.backoff_factor = backoff;
     for (int it = 0; it < 10; ++it) {
       std::vector<double> g = random_f32_values(6, 161 + it, 1e-3);
       for (double& x : g) x *= reference.scale();  // the backward of a scaled loss
@@ -225,6 +233,10 @@ void check_loss_scaler(Report& r) {
       },
       "an overflow halves the scale and restarts the count of good steps; nan counts as an overflow "
       "too (std::isfinite is false for both)");
+  r.check(
+      "growth_factor 4 and backoff_factor 0.25 (not the defaults), overflow at iteration 5",
+      [=] { return run({5}, 2, 4.0, 0.25); },
+      "use the scaler's growth_factor and backoff_factor, not 2 and 0.5");
   r.check(
       "edge: growth_interval 1 (grow after every good step)", [=] { return run({4}, 1); },
       "compare the count with growth_interval after incrementing it");

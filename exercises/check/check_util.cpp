@@ -6,6 +6,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/graph.h"
 #include "exercises/check/checker.h"
+#include "exercises/exercise.h"
 
 namespace sf::exercise {
 
@@ -67,6 +68,32 @@ std::string compare(const std::vector<double>& expected, const std::vector<doubl
 std::string compare(double expected, double got, double atol, double rtol) {
   if (close(expected, got, atol, rtol)) return "";
   return "expected " + num(expected) + ", got " + num(got);
+}
+
+std::string diagnose(std::string problem, const Tensor& got, const std::vector<Mistake>& mistakes, double atol,
+                     double rtol) {
+  if (problem.empty() || !got.defined()) return problem;
+  for (const Mistake& m : mistakes)
+    if (m.value.defined() && compare(m.value, got, atol, rtol).empty())
+      return problem + "; this is exactly what you get when " + m.what;
+  return problem;
+}
+
+std::string same_dtype(const Tensor& got, DType dtype) {
+  if (!got.defined()) return "your function returned an empty (undefined) Tensor";
+  if (got.dtype() == dtype) return "";
+  return std::string("the result is ") + dtype_name(got.dtype()) + " for " + dtype_name(dtype) +
+         " inputs: a float32 model needs float32 gradients (build every tensor you create with the inputs' "
+         "dtype, e.g. Tensor::from_vector(values, shape, x.dtype()))";
+}
+
+std::string refuses(const std::function<void()>& f, const std::string& what) {
+  try {
+    f();
+  } catch (const NotImplemented&) {
+    throw;
+  } catch (const std::exception&) { return ""; }
+  return what + " was accepted; it must throw (sf::ShapeError naming the bad value)";
 }
 
 Tensor random_f64(const Shape& shape, uint64_t seed, double stddev) {

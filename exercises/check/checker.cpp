@@ -7,7 +7,6 @@
 
 #include "autograd/errors.h"
 #include "exercises/exercise.h"
-#include "lessons/lesson.h"
 
 namespace sf::exercise {
 
@@ -46,31 +45,46 @@ bool Report::check(const std::string& name, const std::function<std::string()>& 
   return false;
 }
 
+// The table of exercises in course order: number, title, the lesson that teaches it, the file,
+// the difficulty (1..5) and its checks. A new exercise is one more line here, its checks in a
+// check_*.cpp file, its hints in hints.cpp and its files in exercises/CMakeLists.txt.
 const std::vector<Exercise>& all_exercises() {
   static const std::vector<Exercise> exercises = {
-      {1, "tanh backward", "autograd", "01_tanh_backward", check_tanh_backward},
-      {2, "reduce a gradient over broadcast dimensions", "broadcasting", "02_sum_to_shape", check_sum_to_shape},
-      {3, "embedding backward (scatter-add)", "embeddings", "03_embedding_backward", check_embedding_backward},
-      {4, "sinusoidal positions", "positions", "04_sinusoidal_positions", check_sinusoidal_positions},
-      {5, "softmax forward", "attention", "05_softmax_forward", check_softmax_forward},
-      {6, "softmax backward", "attention", "06_softmax_backward", check_softmax_backward},
-      {7, "cross-entropy from log-softmax", "attention", "07_cross_entropy", check_cross_entropy},
-      {8, "scaled dot-product attention, causal", "attention", "08_causal_attention", check_causal_attention},
-      {9, "the online softmax", "online-softmax", "09_online_softmax", check_online_softmax},
-      {10, "split and merge heads", "multihead", "10_split_merge_heads", check_split_merge_heads},
-      {11, "LayerNorm forward", "layernorm", "11_layer_norm_forward", check_layer_norm_forward},
-      {12, "LayerNorm backward", "layernorm", "12_layer_norm_backward", check_layer_norm_backward},
-      {13, "GELU forward and backward", "feedforward", "13_gelu", check_gelu},
-      {14, "KV-cache append", "decoder", "14_kv_cache_append", check_kv_cache_append},
-      {15, "warmup + cosine schedule", "training", "15_warmup_cosine", check_warmup_cosine},
-      {16, "global-norm gradient clipping", "training", "16_clip_grad_norm", check_clip_grad_norm},
-      {17, "the AdamW update", "training", "17_adamw_step", check_adamw_step},
-      {18, "dynamic loss scaling", "mixed-precision", "18_loss_scaling", check_loss_scaler},
-      {19, "causal self-attention from your pieces", "build-gpt", "19_self_attention", check_self_attention},
-      {20, "a Pre-LN transformer block", "build-gpt", "20_transformer_block", check_transformer_block},
-      {21, "the GPT forward: logits and loss", "build-gpt", "21_gpt_forward", check_gpt_forward},
-      {22, "one training step", "build-gpt", "22_train_step", check_train_step},
-      {23, "sampling and generate() with the KV cache", "build-gpt", "23_generate", check_generate},
+      {1, "tanh backward", "autograd", "01_tanh_backward", 1, check_tanh_backward},
+      {2, "reduce a gradient over broadcast dimensions", "broadcasting", "02_sum_to_shape", 2, check_sum_to_shape},
+      {3, "embedding backward (scatter-add)", "embeddings", "03_embedding_backward", 2, check_embedding_backward},
+      {4, "sinusoidal positions", "positions", "04_sinusoidal_positions", 1, check_sinusoidal_positions},
+      {5, "softmax forward", "attention", "05_softmax_forward", 2, check_softmax_forward},
+      {6, "softmax backward", "attention", "06_softmax_backward", 4, check_softmax_backward},
+      {7, "cross-entropy from log-softmax", "attention", "07_cross_entropy", 3, check_cross_entropy},
+      {8, "scaled dot-product attention, causal", "attention", "08_causal_attention", 3, check_causal_attention},
+      {9, "the online softmax", "online-softmax", "09_online_softmax", 3, check_online_softmax},
+      {10, "split and merge heads", "multihead", "10_split_merge_heads", 2, check_split_merge_heads},
+      {11, "LayerNorm forward", "layernorm", "11_layer_norm_forward", 2, check_layer_norm_forward},
+      {12, "LayerNorm backward", "layernorm", "12_layer_norm_backward", 5, check_layer_norm_backward},
+      {13, "GELU forward and backward", "feedforward", "13_gelu", 3, check_gelu},
+      {14, "KV-cache append", "decoder", "14_kv_cache_append", 1, check_kv_cache_append},
+      {15, "warmup + cosine schedule", "training", "15_warmup_cosine", 2, check_warmup_cosine},
+      {16, "global-norm gradient clipping", "training", "16_clip_grad_norm", 2, check_clip_grad_norm},
+      {17, "the AdamW update", "training", "17_adamw_step", 3, check_adamw_step},
+      {18, "dynamic loss scaling", "mixed-precision", "18_loss_scaling", 2, check_loss_scaler},
+      // 19-23: the assembly exercises (check_assembly.cpp).
+      {19, "causal self-attention from your pieces", "build-gpt", "19_self_attention", 3, check_self_attention},
+      {20, "a Pre-LN transformer block", "build-gpt", "20_transformer_block", 2, check_transformer_block},
+      {21, "the GPT forward: logits and loss", "build-gpt", "21_gpt_forward", 3, check_gpt_forward},
+      {22, "one training step", "build-gpt", "22_train_step", 4, check_train_step},
+      {23, "sampling and generate() with the KV cache", "build-gpt", "23_generate", 4, check_generate},
+      // 24 on: attention's backward by hand, then the cost and scale lessons (check_cost.cpp).
+      {24, "attention backward by hand (dq, dk, dv)", "attention", "24_attention_backward", 5,
+       check_attention_backward},
+      {25, "attention's work and memory, counted", "attention-cost", "25_attention_cost", 2, check_attention_cost},
+      {26, "the entropy of attention weights", "scaling", "26_softmax_entropy", 2, check_softmax_entropy},
+      {27, "merging partial rows of attention", "online-softmax", "27_partial_rows", 3, check_partial_rows},
+      {28, "a sliding-window mask", "windows", "28_sliding_window_mask", 2, check_sliding_window},
+      {29, "KV-cache bytes per token: MHA, GQA, MQA", "kv-cache", "29_kv_cache_bytes", 1, check_kv_cache_bytes},
+      {30, "RoPE's rotation and ALiBi's bias", "extrapolation", "30_rope_alibi", 3, check_rope_alibi},
+      {31, "gradient accumulation over unequal micro-batches", "scaling-out", "31_grad_accumulation", 2,
+       check_grad_accumulation},
   };
   return exercises;
 }
@@ -83,7 +97,16 @@ const Exercise& find_exercise(const std::string& number) {
     for (const Exercise& e : all)
       if (e.number == n) return e;
   }
-  throw ConfigError("exercise '" + number + "': no such exercise (valid: 1 to " + std::to_string(all.back().number) +
+  std::string valid;  // "1 to 31": the numbers in runs, e.g. "1 to 18, 24 to 31"
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j + 1 < all.size() && all[j + 1].number == all[j].number + 1) ++j;
+    if (!valid.empty()) valid += ", ";
+    valid += std::to_string(all[i].number);
+    if (j > i) valid += " to " + std::to_string(all[j].number);
+    i = j + 1;
+  }
+  throw ConfigError("exercise '" + number + "': no such exercise (valid: " + valid +
                     ", or all; `exercise list` shows them)");
 }
 
@@ -101,33 +124,31 @@ Report run_exercise(const Exercise& e) {
   return r;
 }
 
-static std::string lesson_label(const std::string& name) {
-  const lessons::Lesson* l = lessons::find_lesson(name);
-  return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
-}
-
-static void print_one(const Exercise& e, const Report& r, std::ostream& out) {
+static void print_one(const Exercise& e, const Report& r, std::ostream& out, const LessonLabel& lesson_label) {
   out << "exercise " << e.number << ": " << e.title << " (" << lesson_label(e.lesson) << "; edit exercises/" << e.file
       << ".cpp)\n";
   for (const std::string& line : r.lines()) out << "  " << line << "\n";
   switch (r.outcome()) {
     case Outcome::passed: out << "  passed: all " << r.checks_passed() << " checks hold\n"; break;
-    case Outcome::failed: out << "  failing: fix the check marked FAIL and run it again\n"; break;
+    case Outcome::failed:
+      out << "  failing: fix the check marked FAIL and run it again (more help: scratchformer exercise hint "
+          << e.number << " 2, then 3)\n";
+      break;
     case Outcome::not_implemented: break;
   }
 }
 
-int print_check(const std::string& which, std::ostream& out) {
+int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label) {
   if (which != "all") {
     const Exercise& e = find_exercise(which);
     Report r = run_exercise(e);
-    print_one(e, r, out);
+    print_one(e, r, out, lesson_label);
     return r.outcome() == Outcome::passed ? 0 : 1;
   }
   int counts[3] = {0, 0, 0};
   for (const Exercise& e : all_exercises()) {
     Report r = run_exercise(e);
-    print_one(e, r, out);
+    print_one(e, r, out, lesson_label);
     out << "\n";
     ++counts[static_cast<int>(r.outcome())];
   }
@@ -136,17 +157,52 @@ int print_check(const std::string& which, std::ostream& out) {
   return counts[0] == static_cast<int>(all_exercises().size()) ? 0 : 1;
 }
 
-void print_list(std::ostream& out) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%3s  %-44s %-26s %s\n", "#", "exercise", "lesson", "your copy");
+void print_list(std::ostream& out, const LessonLabel& lesson_label, bool zh) {
+  auto tr = [zh](std::ostream&, const char* en, const char* zh_text) { return zh ? zh_text : en; };
+  char line[320];
+  std::snprintf(line, sizeof line, "%3s  %-50s %-26s %-10s %s\n", "#", tr(out, "exercise", "练习"),
+                tr(out, "lesson", "课"), tr(out, "difficulty", "难度"), tr(out, "your copy", "你的代码"));
   out << line;
+  bool next_marked = false;
+  int done = 0;
   for (const Exercise& e : all_exercises()) {
-    Report r = run_exercise(e);
-    std::snprintf(line, sizeof line, "%3d  %-44s %-26s %s\n", e.number, e.title.c_str(), lesson_label(e.lesson).c_str(),
-                  outcome_name(r.outcome()));
+    Outcome o = run_exercise(e).outcome();
+    std::string status = o == Outcome::passed   ? tr(out, "done", "完成")
+                         : o == Outcome::failed ? tr(out, "failing", "未通过")
+                                                : tr(out, "to do", "待做");
+    if (o == Outcome::passed) ++done;
+    if (o != Outcome::passed && !next_marked) {
+      status += tr(out, "  <- next", "  <- 下一个");
+      next_marked = true;
+    }
+    std::string stars(static_cast<size_t>(e.difficulty), '*');
+    std::snprintf(line, sizeof line, "%3d  %-50s %-26s %-10s %s\n", e.number, e.title.c_str(),
+                  lesson_label(e.lesson).c_str(), stars.c_str(), status.c_str());
     out << line;
   }
-  out << "Edit exercises/NN_name.cpp, then: scratchformer exercise check N (or ./run.sh exercise N)\n";
+  out << done << tr(out, " of ", " / ") << all_exercises().size() << tr(out, " done. ", " 已完成。")
+      << tr(out,
+            "Edit exercises/NN_name.cpp, then: scratchformer exercise check N (or ./run.sh exercise N);\n"
+            "stuck? scratchformer exercise hint N (tier 1 the idea, 2 the formula, 3 the code)\n",
+            "编辑 exercises/NN_name.cpp，然后运行 scratchformer exercise check N（或 ./run.sh exercise N）；\n"
+            "卡住了？scratchformer exercise hint N（第 1 层是思路，第 2 层是公式，第 3 层是代码提示）\n");
+}
+
+void print_hint(const std::string& which, int tier, std::ostream& out, bool zh) {
+  const Exercise& e = find_exercise(which);
+  if (tier < 1 || tier > 3)
+    throw ConfigError("exercise hint " + which + ": tier " + std::to_string(tier) +
+                      " (valid: 1 the idea, 2 the formula, 3 the code-level hint)");
+  const HintTiers& h = hints_of(e.number);
+  static const char* names_en[3] = {"the idea", "the formula", "the code"};
+  static const char* names_zh[3] = {"思路", "公式", "代码提示"};
+  out << (zh ? "练习 " : "exercise ") << e.number << (zh ? "：" : ": ") << e.title << "\n";
+  for (int t = 1; t <= tier; ++t)
+    out << "  " << (zh ? "第 " : "tier ") << t << (zh ? " 层，" : ", ") << (zh ? names_zh[t - 1] : names_en[t - 1])
+        << (zh ? "：" : ": ") << (zh ? h.zh[t - 1] : h.en[t - 1]) << "\n";
+  if (tier < 3)
+    out << (zh ? "  还卡住？scratchformer exercise hint " : "  still stuck? scratchformer exercise hint ") << e.number
+        << " " << tier + 1 << "\n";
 }
 
 }  // namespace sf::exercise

@@ -48,20 +48,37 @@ struct Exercise {
   std::string title;   // "softmax forward"
   std::string lesson;  // the name of the lesson that teaches it ("attention")
   std::string file;    // "05_softmax_forward": exercises/<file>.cpp, exercises/solutions/<file>.cpp
+  int difficulty;      // 1 (type what the lesson shows) .. 5 (derive it on paper first)
   std::function<void(Report&)> run;
 };
 
 // Every exercise, in course order.
 const std::vector<Exercise>& all_exercises();
-// An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid range.
+// An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid numbers.
 const Exercise& find_exercise(const std::string& number);
 // Runs one exercise's checks; the learner's code cannot make it throw.
 Report run_exercise(const Exercise& e);
 
+// How the printouts name an exercise's lesson, from the lesson's name ("lesson 5 attention"). The
+// course's list of lessons sits above the exercises, so the program that prints passes it in.
+using LessonLabel = std::function<std::string(const std::string& lesson)>;
+
 // `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
-int print_check(const std::string& which, std::ostream& out);
-// `exercise list`: each exercise, its lesson, and whether the learner's copy passes.
-void print_list(std::ostream& out);
+int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label);
+// `exercise list`: each exercise, its lesson, its difficulty and whether the learner's copy is
+// done, failing or still to do; the first one not done is marked next. In Chinese when zh.
+void print_list(std::ostream& out, const LessonLabel& lesson_label, bool zh = false);
+
+// The hints of one exercise, in tiers: 1 the idea, 2 the formula, 3 the code-level hint
+// (hints.cpp). A stub's comment gives shapes, the contract and the idea only.
+struct HintTiers {
+  const char* en[3];
+  const char* zh[3];
+};
+const HintTiers& hints_of(int number);
+// `exercise hint N [tier]`: tiers 1 .. tier (default 1) of exercise N in the stream's language;
+// a tier outside 1..3 throws ConfigError.
+void print_hint(const std::string& which, int tier, std::ostream& out, bool zh = false);
 
 // ---- helpers for the checks (check_util.cpp) ----
 
@@ -72,6 +89,24 @@ std::string compare(const Tensor& expected, const Tensor& got, double atol = 1e-
 std::string compare(const std::vector<double>& expected, const std::vector<double>& got, double atol = 1e-9,
                     double rtol = 1e-7);
 std::string compare(double expected, double got, double atol = 1e-9, double rtol = 1e-7);
+
+// A likely mistake: its name and what code with that mistake returns.
+struct Mistake {
+  std::string what;
+  Tensor value;
+};
+// `problem` (a compare() result) with the first mistake whose value `got` matches appended
+// ("...; this is what you get when <what>"), so a learner sees the likely cause, not only the
+// number. Unchanged when `problem` is empty or no mistake matches.
+std::string diagnose(std::string problem, const Tensor& got, const std::vector<Mistake>& mistakes, double atol = 1e-9,
+                     double rtol = 1e-7);
+
+// "" when `got` has `dtype`, else what differs ("float64 for float32 inputs: ...").
+std::string same_dtype(const Tensor& got, DType dtype);
+
+// "" when f throws (any exception other than NotImplemented, which passes through: a stub is
+// not written yet), else "<what> was accepted".
+std::string refuses(const std::function<void()>& f, const std::string& what);
 
 // A float64 tensor of normal(0, stddev) values, seeded (checks are deterministic).
 Tensor random_f64(const Shape& shape, uint64_t seed, double stddev = 1.0);
@@ -117,5 +152,13 @@ void check_transformer_block(Report& r);
 void check_gpt_forward(Report& r);
 void check_train_step(Report& r);
 void check_generate(Report& r);
+void check_attention_backward(Report& r);
+void check_attention_cost(Report& r);
+void check_softmax_entropy(Report& r);
+void check_partial_rows(Report& r);
+void check_sliding_window(Report& r);
+void check_kv_cache_bytes(Report& r);
+void check_rope_alibi(Report& r);
+void check_grad_accumulation(Report& r);
 
 }  // namespace sf::exercise

@@ -9,8 +9,8 @@
 
 #include "data/lm_batches.h"
 #include "data/tokenizer.h"
-#include "experiments/progress.h"
 #include "nn/gpt.h"
+#include "train/progress.h"
 
 namespace sf::lessons {
 

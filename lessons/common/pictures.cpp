@@ -1,12 +1,14 @@
 // pictures.cpp: drawing a lesson's pictures into its stream's image folder (see pictures.h).
 #include "lessons/common/pictures.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
 
-#include "experiments/metrics.h"
 #include "lessons/lesson.h"
+#include "train/metrics.h"
 
 namespace sf::lessons {
 
@@ -25,6 +27,39 @@ void draw_gnuplot(std::ostream& out, const std::string& file, const std::string&
   if (path.empty()) return;
   std::string note = render_gnuplot_png(body, path, width, height);
   if (!note.empty()) std::cerr << note << "\n";
+}
+
+// `path` as one shell word: single-quoted, each ' written as '\''.
+static std::string shell_quoted(const std::string& path) {
+  std::string q = "'";
+  for (char ch : path) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+void draw_graphviz(std::ostream& out, const std::string& file, const std::function<std::string()>& dot_source) {
+  std::string path = announce(out, file);
+  if (path.empty()) return;
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) {
+    std::cerr << "no image: Graphviz's dot is not installed (apt install graphviz)\n";
+    return;
+  }
+  const std::string dot = dot_source(), tmp = path + ".tmp.png";
+  // 110 dpi: labels of 12 points come out about 18 pixels high, readable on a page without zoom.
+  FILE* p = ::popen(("dot -Tpng -Gdpi=110 -o " + shell_quoted(tmp) + " >/dev/null 2>&1").c_str(), "w");
+  if (!p) {
+    std::cerr << "no image: could not start dot\n";
+    return;
+  }
+  std::fwrite(dot.data(), 1, dot.size(), p);
+  int rc = ::pclose(p);
+  std::error_code ec;
+  if (rc != 0 || !std::filesystem::exists(tmp, ec)) {
+    std::filesystem::remove(tmp, ec);
+    std::cerr << "no image: dot failed (exit " << rc << ") on " << path << "\n";
+    return;
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::cerr << "no image: could not move " << tmp << " to " << path << ": " << ec.message() << "\n";
 }
 
 void draw_attention(std::ostream& out, const std::string& file, const AttentionMaps& maps, int64_t layer,

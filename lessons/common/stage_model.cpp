@@ -1,4 +1,4 @@
-// stage_model.cpp: lesson 14's parameter formulas and the text it trains on (the six models
+// stage_model.cpp: lesson 14's parameter formulas and the text it trains on (the seven models
 // themselves are in build_gpt.cpp, where the lesson's text quotes them).
 //
 // Legend: B batch, T time, C channels, H heads, N blocks, V vocab.
@@ -23,8 +23,9 @@ int64_t stage_parameter_formula(const StageConfig& c) {
     case Stage::bigram: return V * V;
     case Stage::one_head:
     case Stage::heads: return base + 4 * C * C;              // q, k, v, output projection
-    case Stage::feed_forward: return base + 12 * C * C;      // + C -> 4C -> C
-    case Stage::residual: return base + 12 * C * C + 3 * C;  // + ln_1, ln_2, ln_f gains
+    case Stage::feed_forward:
+    case Stage::residual: return base + 12 * C * C;           // + C -> 4C -> C
+    case Stage::layernorm: return base + 12 * C * C + 3 * C;  // + ln_1, ln_2, ln_f gains
     case Stage::blocks: return base + N * (12 * C * C + 2 * C) + C;
   }
   return 0;
@@ -38,8 +39,9 @@ std::string stage_formula_text(const StageConfig& c) {
     case Stage::bigram: return V + "*" + V;
     case Stage::one_head:
     case Stage::heads: return base + " + 4*" + C + "^2";
-    case Stage::feed_forward: return base + " + 12*" + C + "^2";
-    case Stage::residual: return base + " + 12*" + C + "^2 + 3*" + C;
+    case Stage::feed_forward:
+    case Stage::residual: return base + " + 12*" + C + "^2";
+    case Stage::layernorm: return base + " + 12*" + C + "^2 + 3*" + C;
     case Stage::blocks: return base + " + " + N + "*(12*" + C + "^2 + 2*" + C + ") + " + C;
   }
   return "";
@@ -61,8 +63,11 @@ std::string stage_explanation(Stage s, Lang lang) {
       return zh ? "注意力之后接前馈层：每个位置独立地\"思考\"一下它收集到的东西。"
                 : "a feed-forward layer after attention: each position computes on what it gathered, on its own.";
     case Stage::residual:
-      return zh ? "残差连接和 LayerNorm（Pre-LN）：输入直接加到输出上，梯度有一条直通的路。"
-                : "residual connections and LayerNorm (Pre-LN): the input is added to each sublayer's output, so gradients have a direct path.";
+      return zh ? "残差连接，还没有 LayerNorm：x = x + attn(x)，x = x + mlp(x)，字符自己的向量保留下来。"
+                : "residual connections, no LayerNorm yet: x = x + attn(x), x = x + mlp(x), so each character keeps its own vector.";
+    case Stage::layernorm:
+      return zh ? "再加 LayerNorm（Pre-LN 块）：每个子层读的是归一化后的输入，残差路径本身不变。"
+                : "LayerNorm added (one Pre-LN block): each sublayer reads a normalized copy, the residual path itself is untouched.";
     case Stage::blocks:
       return zh ? "把这样的块叠 N 层：后面的层可以在前面层的结果上继续组合。"
                 : "N such blocks stacked: later layers build on what earlier ones found.";

@@ -1,11 +1,12 @@
-// stage_model.h: the six models of lesson 14, each one part more than the one before, built
+// stage_model.h: the seven models of lesson 14, each one part more than the one before, built
 // from the nn modules' public pieces, and the text they train on.
 //
 //   bigram        logits = W[idx]                                  W (V, V)
 //   one_head      logits = lm_head(attn_1(wte[idx] + wpe[pos]))     one causal head of size C
 //   heads         the same with H heads of size C / H               (no extra parameter)
 //   feed_forward  logits = lm_head(mlp(attn(x)))                    mlp: C -> 4C -> C, GELU
-//   residual      x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)); logits = lm_head(ln_f(x))
+//   residual      x = x + attn(x); x = x + mlp(x); logits = lm_head(x)   (no LayerNorm)
+//   layernorm     x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)); logits = lm_head(ln_f(x))
 //   blocks        N such blocks (the GPT's layout)
 //
 // No biases anywhere, and the head is not tied to wte, so every count has a short formula.
@@ -20,7 +21,8 @@
 
 namespace sf::lessons {
 
-enum class Stage { bigram, one_head, heads, feed_forward, residual, blocks };
+enum class Stage { bigram, one_head, heads, feed_forward, residual, layernorm, blocks };
+constexpr int kStages = 7;
 
 struct StageConfig {
   Stage stage = Stage::bigram;
@@ -43,9 +45,9 @@ class StageModel : public Module {
   StageConfig config_;
   std::optional<Embedding> wte;            // (V, V) for the bigram table, else (V, C)
   std::optional<Embedding> wpe;            // (T, C)
-  std::optional<MultiHeadAttention> attn;  // stages one_head .. feed_forward
-  std::optional<FeedForward> mlp;          // stage feed_forward
-  ModuleList<SelfAttentionBlock> h;        // stages residual (1 block) and blocks (N)
+  std::optional<MultiHeadAttention> attn;  // stages one_head .. residual
+  std::optional<FeedForward> mlp;          // stages feed_forward and residual
+  ModuleList<SelfAttentionBlock> h;        // stages layernorm (1 block) and blocks (N)
   std::optional<LayerNorm> ln_f;
   std::optional<Linear> lm_head;  // (V, C)
 };

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 using namespace sf;
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "autograd/attention.h"
 #include "autograd/cpu/head_gemm.h"
 #include "autograd/cpu/threads.h"
 #include "autograd/errors.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 using namespace sf;
 

@@ -240,6 +240,20 @@ TEST_CASE("a very deep graph is released and differentiated without recursion") 
   CHECK(x.grad().item() == n);
 }
 
+TEST_CASE("sum, mean and max take one axis the same way: as an int, or as {axis} for sum and mean") {
+  Generator gen(7);
+  Tensor x = Tensor::randn({2, 3, 4}, gen, 1.0, DType::f64);
+  for (int64_t axis : {0, 1, -1}) {
+    CHECK(sum(x, axis, true).to_vector() == sum(x, {axis}, true).to_vector());
+    CHECK(sum(x, axis).shape() == sum(x, {axis}).shape());
+    CHECK(mean(x, axis, true).to_vector() == mean(x, {axis}, true).to_vector());
+    CHECK(max(x, axis, true).shape() == sum(x, axis, true).shape());
+  }
+  Tensor y = x.clone().requires_grad_();
+  sum(y * y, -1).backward(Tensor::ones({2, 3}, DType::f64));
+  CHECK(y.grad().to_vector() == (2.0 * x).to_vector());
+}
+
 TEST_CASE("reductions without keepdim drop every reduced axis, also those of size 1") {
   Tensor x = Tensor::ones({1, 3, 1}, DType::f64).requires_grad_();
   CHECK(sum(x).shape() == Shape{});

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autograd/attention.h"
 #include "autograd/graph.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 using namespace sf;
 using json = nlohmann::json;

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "autograd/attention.h"
 #include "autograd/cpu/head_gemm.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/cpu/simd.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "autograd/reference.h"
 #include "autograd/xtensor.h"
 

@@ -11,10 +11,10 @@
 #include <random>
 #include <vector>
 
-#include "autograd/attention.h"
-#include "autograd/ops.h"
-#include "autograd/cpu/small_gemm.h"
 #include "autograd/cpu/head_gemm.h"
+#include "autograd/cpu/small_gemm.h"
+#include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 
 using namespace sf;
 using namespace sf::kernels;

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <sstream>
 #include <unistd.h>
 
 #include "autograd/errors.h"
 #include "autograd/ops.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
+#include "lessons/lesson.h"
 #include "tests/bad_inputs/cli_runner.h"
 
 using namespace sf;
@@ -96,16 +98,39 @@ TEST_CASE("a report stops at the first check that does not hold, with its hint")
   CHECK(threw.lines()[0] == "FAIL  values: your code threw an error: matmul: (2, 3) @ (2, 3)");
 }
 
-TEST_CASE("exercises are found by number, anything else is refused naming the valid range") {
+TEST_CASE("exercises are found by number, anything else is refused naming the valid numbers") {
   CHECK(find_exercise("5").number == 5);
   CHECK(find_exercise("05").number == 5);
   CHECK(find_exercise("18").title == "dynamic loss scaling");
-  for (const char* bad : {"0", "99", "x", "", "-1", "5a", "1000000000000"})
-    CHECK_THROWS_WITH_AS(
-        find_exercise(bad),
-        ("exercise '" + std::string(bad) + "': no such exercise (valid: 1 to 23, or all; `exercise list` shows them)")
-            .c_str(),
-        ConfigError);
+  for (const char* bad : {"0", "x", "", "-1", "5a", "1000000000000", "999"}) {
+    CAPTURE(bad);
+    try {
+      find_exercise(bad);
+      FAIL("accepted");
+    } catch (const ConfigError& e) {
+      const std::string msg = e.what();
+      CHECK(msg.rfind("exercise '" + std::string(bad) + "': no such exercise (valid: 1 to ", 0) == 0);
+      CHECK(msg.find(", or all; `exercise list` shows them)") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("exercise hints come in tiers, in English and Chinese, and a bad tier is refused") {
+  std::ostringstream en;
+  print_hint("6", 2, en);
+  CHECK(en.str().find("exercise 6: softmax backward") == 0);
+  CHECK(en.str().find(std::string("tier 1, the idea: ") + hints_of(6).en[0]) != std::string::npos);
+  CHECK(en.str().find(std::string("tier 2, the formula: ") + hints_of(6).en[1]) != std::string::npos);
+  CHECK(en.str().find("tier 3") == std::string::npos);  // the code-level hint only when asked for
+  CHECK(en.str().find("still stuck? scratchformer exercise hint 6 3") != std::string::npos);
+  std::ostringstream zh;
+  sf::lessons::set_language(zh, sf::lessons::Lang::zh);
+  print_hint("12", 3, zh, /*zh=*/true);
+  CHECK(zh.str().find(hints_of(12).zh[2]) != std::string::npos);
+  std::ostringstream bad;
+  CHECK_THROWS_WITH_AS(print_hint("6", 4, bad),
+                       "exercise hint 6: tier 4 (valid: 1 the idea, 2 the formula, 3 the code-level hint)",
+                       ConfigError);
 }
 
 TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
@@ -118,7 +143,14 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   auto bad = run_cli({"exercise", "check", "99"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.empty());
-  CHECK(bad.err == "error: exercise '99': no such exercise (valid: 1 to 23, or all; `exercise list` shows them)\n");
+  CHECK(bad.err.rfind("error: exercise '99': no such exercise (valid: 1 to ", 0) == 0);
+
+  // The list marks the first exercise not done as next, with a difficulty per exercise.
+  CHECK(list.out.find("<- next") != std::string::npos);
+  CHECK(list.out.find("difficulty") != std::string::npos);
+  auto hint = run_cli({"exercise", "hint", "1"});
+  CHECK(hint.exit_code == 0);
+  CHECK(hint.out.find(hints_of(1).en[0]) != std::string::npos);
 
   // Exercise 1 is a stub in a clean clone; a learner who has solved it sees it pass instead.
   auto one = run_cli({"exercise", "check", "1"});
@@ -136,10 +168,11 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
   int counts[3] = {0, 0, 0};
   for (const Exercise& e : all_exercises()) ++counts[static_cast<int>(run_exercise(e).outcome())];
   std::string summary = std::to_string(counts[0]) + " passed, " + std::to_string(counts[1]) + " failing, " +
-                        std::to_string(counts[2]) + " not implemented yet (of 23)\n";
+                        std::to_string(counts[2]) + " not implemented yet (of " +
+                        std::to_string(all_exercises().size()) + ")\n";
   CHECK(all.out.size() > summary.size());
   CHECK(all.out.substr(all.out.size() - summary.size()) == summary);
-  CHECK(all.exit_code == (counts[0] == 23 ? 0 : 1));
+  CHECK(all.exit_code == (counts[0] == static_cast<int>(all_exercises().size()) ? 0 : 1));
 }
 
 // The checks run the exercises compiled into the binary: a learner who edits exercises/01_*.cpp

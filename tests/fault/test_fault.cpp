@@ -20,11 +20,11 @@
 
 #include "autograd/errors.h"
 #include "autograd/graph.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "experiments/train.h"
 #include "tests/bad_inputs/cli_runner.h"
 #include "tests/fault/fault_util.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/train.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

@@ -170,7 +170,7 @@ TEST_CASE("a fresh run goes only into a new, empty or run folder, and overwrite 
 
 // A run killed while it wrote its first run.json leaves the lock and the atomic write's temporary
 // (run.json.tmp.<pid>): that folder is still ours, and a fresh run goes into it and clears the
-// leftover (the kill -9 test met it on a fresh clone, session 28). A name that only looks like one
+// leftover (the kill -9 test met it on a fresh clone). A name that only looks like one
 // (not our file's, or not a pid after ".tmp.") is still the user's.
 TEST_CASE("a folder a kill left while run.json was being written takes a fresh run, and look-alikes do not") {
   TempDir tmp("leftover");

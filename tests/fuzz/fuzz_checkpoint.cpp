@@ -1,4 +1,4 @@
-// fuzz_checkpoint.cpp: checkpoint state (experiments/checkpoint.h): a record
+// fuzz_checkpoint.cpp: checkpoint state (train/checkpoint.h): a record
 // (RUN_DIR/checkpoints/last.json) and the two tensor files it names, read and restored the way
 // `train --resume`, `eval` and `sample` do, into a small GPT with AdamW and a loss scaler.
 //
@@ -13,11 +13,11 @@
 
 #include "data/sha256.h"
 #include "data/tokenizer.h"
-#include "experiments/checkpoint.h"
-#include "experiments/config.h"
-#include "experiments/task.h"
 #include "fuzz_common.h"
 #include "optim/adam.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/task.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

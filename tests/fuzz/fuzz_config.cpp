@@ -5,8 +5,8 @@
 // ("<json>\0optim.lr=3e-4\0model.type=x"); JSON text never holds a raw NUL.
 #include <nlohmann/json.hpp>
 
-#include "experiments/config.h"
 #include "fuzz_common.h"
+#include "train/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "autograd/tensor.h"
 #include "lessons/attention.h"
 #include "lessons/autograd.h"
 #include "lessons/broadcasting.h"
@@ -61,6 +62,25 @@ TEST_CASE("lesson 4: lookup equals one-hot matmul, gradient is a scatter-add") {
   CHECK(r.onehot_mults == int64_t{1024} * 50257 * 768);
 }
 
+// Lesson 5's step 2: q.k has variance d_k when the entries are independent with mean 0 and
+// variance 1; with mean 1 (still variance 1) each term q_i k_i has variance 3, and the sum 3 d_k.
+TEST_CASE("lesson 5: the dot product's variance is d_k for independent zero-mean unit-variance entries") {
+  const int d_k = 64, pairs = 20000;
+  auto dot_variance = [&](double mean) {
+    sf::Generator gen(5);
+    double sum = 0, sum_sq = 0;
+    for (int n = 0; n < pairs; ++n) {
+      double dot = 0;
+      for (int i = 0; i < d_k; ++i) dot += (mean + gen.normal()) * (mean + gen.normal());
+      sum += dot;
+      sum_sq += dot * dot;
+    }
+    return sum_sq / pairs - (sum / pairs) * (sum / pairs);
+  };
+  CHECK(dot_variance(0.0) == doctest::Approx(d_k).epsilon(0.05));
+  CHECK(dot_variance(1.0) == doctest::Approx(3.0 * d_k).epsilon(0.05));
+}
+
 TEST_CASE("lesson 5: the worked example 我 / 喜欢 / 苹果") {
   std::ostringstream out;
   AttentionResult r = run_lesson_attention(out);
@@ -88,6 +108,18 @@ TEST_CASE("lesson 5: the worked example 我 / 喜欢 / 苹果") {
     CHECK(s == Approx(1.0).epsilon(1e-12));
   }
   check_close(r.all_masked_row, {0, 0, 0}, 0);
+  // The whole sentence (the Q/K/V picture's matrices): causal, every row a distribution.
+  REQUIRE(r.sentence_weights.size() == 25);
+  for (int t = 0; t < 5; ++t) {
+    double s = 0;
+    for (int k = 0; k < 5; ++k) {
+      double w = r.sentence_weights[static_cast<size_t>(t * 5 + k)];
+      if (k > t) CHECK(w == 0.0);
+      else CHECK(w > 0.0);
+      s += w;
+    }
+    CHECK(s == Approx(1.0).epsilon(1e-6));
+  }
 }
 
 TEST_CASE("lesson 9: LayerNorm statistics, scale invariance and gradient") {

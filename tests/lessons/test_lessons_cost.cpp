@@ -152,26 +152,32 @@ TEST_CASE("lesson 24 on a tiny budget: learned positions throw past block_size, 
   }
 }
 
-TEST_CASE("lesson 19 on a tiny budget: one parameter count for every head count, a role row per head") {
+TEST_CASE("lesson 19 on a tiny budget: one parameter count for every head count, a score row per head and seed") {
   HeadsOptions o;
   o.training = tiny_training();
   o.val_windows = 8;
   o.role_windows = 2;
+  o.induction_sequences = 2;
   std::ostringstream out;
   HeadsResult r = run_lesson_heads(out, o);
   REQUIRE(r.params.size() == 4);
   for (int64_t p : r.params) CHECK(p == r.params[0]);
   for (size_t i = 0; i < 4; ++i) {
     CAPTURE(i);
-    REQUIRE(r.roles[i].size() == static_cast<size_t>(2 * o.heads[i]));
-    for (const auto& h : r.roles[i]) {
-      CHECK(h.prev >= 0);
-      CHECK(h.prev <= 1 + 1e-9);
-      CHECK(h.first <= 1 + 1e-9);
-      CHECK(h.entropy >= 0);
-      CHECK(h.entropy <= std::log(64.0) + 1e-9);
+    REQUIRE(r.scores[i].size() == 2);  // two seeds
+    REQUIRE(r.val_loss[i].size() == 2);
+    CHECK(r.val_loss[i][0] != r.val_loss[i][1]);  // two seeds, two trainings
+    for (const auto& scores : r.scores[i]) {
+      REQUIRE(scores.size() == static_cast<size_t>(2 * o.heads[i]));
+      for (const auto& h : scores) {
+        CHECK(h.prev >= 0);
+        CHECK(h.prev <= 1 + 1e-9);
+        CHECK(h.induction >= 0);
+        CHECK(h.induction <= 1 + 1e-9);
+        CHECK(h.word_start <= 1 + 1e-9);
+      }
     }
-    CHECK(std::isfinite(r.val_loss[i]));
+    for (double v : r.val_loss[i]) CHECK(std::isfinite(v));
   }
   CHECK(r.prompt_length == static_cast<int64_t>(o.prompt.size()));
 }

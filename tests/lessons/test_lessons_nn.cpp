@@ -4,11 +4,15 @@
 #include <cmath>
 #include <sstream>
 
+#include "lessons/common/diagrams.h"
+#include "lessons/common/pictures.h"
 #include "lessons/decoder.h"
 #include "lessons/encoder.h"
+#include "lessons/lesson.h"
 #include "lessons/multihead.h"
 #include "lessons/positions.h"
 #include "lessons/prenorm.h"
+#include "nn/module.h"
 
 using namespace sf::lessons;
 
@@ -96,6 +100,9 @@ TEST_CASE("lesson 12: the KV cache gives the recomputed logits with fewer multip
   REQUIRE(r.cross_weights.size() == 12);
   for (double w : r.cross_weights) CHECK(w > 0);  // no mask: every source token visible
   CHECK(r.cache_vs_full < 1e-5);
+  // The padded source: no query of either attention looks at <pad>.
+  CHECK(r.pad_weight_encoder == 0.0);
+  CHECK(r.pad_weight_cross == 0.0);
   // Counts for 4 tokens of L=2, C=16, F=32, V=8, S=3, written out per step from the formula
   // in the lesson's text: per layer n*4C^2 + 2n(past+n)C + n*2C^2 + [S*2C^2] + 2nSC + n*2CF, + nCV.
   auto step = [](int64_t n, int64_t past, bool kv) {
@@ -126,4 +133,45 @@ TEST_CASE(
   CHECK(r.post_param_grad.back() > 2 * r.pre_param_grad.back());
   for (double g : r.pre_hidden_grad) CHECK(g > 0);
   for (double g : r.post_hidden_grad) CHECK(g > 0);
+}
+
+// The idea pictures' DOT carries the numbers of the objects it is given, not typed-in ones.
+static int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("idea pictures: the GPT stack's counts are a built model's, a mask cell is dark where the weight is 0") {
+  sf::GPTConfig small;
+  small.vocab_size = 11, small.block_size = 8, small.n_layer = 3, small.n_head = 2, small.n_embd = 16;
+  small.bias = false;
+  const std::string dot = gpt_stack_dot({{"small", small}});
+  sf::GPT model(small);
+  CHECK(occurrences(dot, "small: " + sf::format_count(model.num_parameters()) + " parameters") == 1);
+  const int64_t block = model.h[0].num_parameters();
+  CHECK(occurrences(dot, sf::format_count(block) + " parameters each, " + sf::format_count(3 * block) + " in all") ==
+        1);
+  CHECK(occurrences(dot, "token embedding wte (11, 16)\n" + sf::format_count(11 * 16) + " parameters") == 1);
+  CHECK(occurrences(dot, "tied: it is wte") == 1);
+
+  Seq2SeqPicture p;
+  p.source = {"a", "<pad>"};
+  p.target = {"x", "y"};
+  p.self_weights = {1, 0, 0.5, 0.5};
+  p.cross_weights = {0.7, 0, 1, 0};
+  const std::string wiring = seq2seq_dot(p);
+  CHECK(occurrences(wiring, ">masked<") == 3);  // one above the causal diagonal, two in the <pad> column
+  CHECK(occurrences(wiring, "<td border=\"0\">&lt;pad&gt;</td>") == 1);  // escaped in the mask's HTML-like label
+}
+
+TEST_CASE("idea pictures: without an image folder nothing is described or drawn, and the line is printed") {
+  std::ostringstream out;
+  bool described = false;
+  draw_graphviz(out, "nothing.png", [&] {
+    described = true;
+    return std::string("digraph G {}");
+  });
+  CHECK_FALSE(described);
+  CHECK(out.str() == "picture: images/nothing.png\n");
 }

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "experiments/config.h"
-#include "experiments/task.h"
 #include "lessons/lesson.h"
 #include "lessons/scaling_out.h"
 #include "nn/gpt.h"  // make_gpt
+#include "train/config.h"
+#include "train/task.h"
 
 using namespace sf;
 using namespace sf::lessons;

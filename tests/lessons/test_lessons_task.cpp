@@ -45,17 +45,19 @@ TEST_CASE("lesson task: sampling_distribution is what sample_from_logits draws f
   double z = 0;
   for (float l : logits) z += std::exp(static_cast<double>(l));
   CHECK(soft[0] == doctest::Approx(std::exp(2.0) / z).epsilon(1e-12));
-  auto kept = [](const std::vector<double>& p) { return std::count_if(p.begin(), p.end(), [](double x) { return x > 0; }); };
+  auto kept = [](const std::vector<double>& p) {
+    return std::count_if(p.begin(), p.end(), [](double x) { return x > 0; });
+  };
   CHECK(kept(sampling_distribution(logits, {1, 1.0, 3, 1.0})) == 3);
   CHECK(kept(sampling_distribution(logits, {1, 0.0, 0, 1.0})) == 1);
   CHECK(entropy_of(std::vector<double>(65, 1.0 / 65)) == doctest::Approx(std::log(65.0)).epsilon(1e-12));
 }
 
-// The lesson trains two bigram tables (about 3 s of CPU in Release); under the sanitizers it is
+// The lesson trains two bigram tables (a few seconds of CPU in Release); under the sanitizers it is
 // skipped, and the case above still runs there.
 TEST_CASE("lesson task: the untrained loss, the trained table, the knobs, overfitting, and both texts") {
   if (kSanitized) {
-    MESSAGE("skipped: lesson task trains for about 3 s of CPU in Release; too slow under the sanitizers");
+    MESSAGE("skipped: lesson task trains for a few seconds of CPU in Release; too slow under the sanitizers");
     return;
   }
   std::ostringstream out, progress;

@@ -108,8 +108,8 @@ TEST_CASE("kv_cache_bytes_per_token: 2 n_layer G D elements") {
 
 TEST_CASE("n_kv_head that does not divide n_head is one line naming it") {
   CHECK_THROWS_WITH_AS(GPT(gqa_gpt(3)),
-                       "model: n_kv_head 3 must divide n_head 4 (0 or n_head: standard attention, 1: multi-query, "
-                       "a divisor: grouped-query)",
+                       "model: n_kv_head: must be 0 or a divisor of n_head = 4 (n_head: standard, 1: multi-query, "
+                       "a divisor: grouped-query), got 3",
                        ConfigError);
   CHECK_THROWS_AS(GPT(gqa_gpt(-1)), ConfigError);
   CHECK_THROWS_AS(GPT(gqa_gpt(8)), ConfigError);

@@ -100,11 +100,14 @@ TEST_CASE("GPT: bias=false and positional encodings change the parameter set") {
 TEST_CASE("GPT: config validation names the field") {
   GPTConfig c = small_gpt();
   c.n_head = 3;
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("n_embd 16 is not divisible by n_head 3"), ConfigError);
+  CHECK_THROWS_WITH_AS(
+      c.validate(),
+      doctest::Contains("n_embd: must be divisible by n_head = 3 (each head gets n_embd / n_head dimensions), got 16"),
+      ConfigError);
   c = small_gpt();
   c.block_size = 0;
   CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("block_size"), ConfigError);
-  // The options are enums; their names are parsed at the config boundary (experiments/models.cpp),
+  // The options are enums; their names are parsed at the config boundary (train/models.cpp),
   // where an unknown one is a ConfigError naming the option.
   CHECK_THROWS_WITH_AS(parse_pos_encoding("absolute"), doctest::Contains("pos_encoding"), ConfigError);
   CHECK_THROWS_WITH_AS(parse_norm("sandwich"), doctest::Contains("norm"), ConfigError);
@@ -260,7 +263,11 @@ TEST_CASE("Transformer: names, sharing, tying, validation") {
   CHECK(shared->num_parameters() == m->num_parameters() - 12 * 16 - 12 * 16 - 12);
   c = small_transformer();
   c.d_model = 15;
-  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("d_model 15 is not divisible by n_head 2"), ConfigError);
+  CHECK_THROWS_WITH_AS(
+      c.validate(),
+      doctest::Contains(
+          "d_model: must be divisible by n_head = 2 (each head gets d_model / n_head dimensions), got 15"),
+      ConfigError);
 }
 
 TEST_CASE("Transformer: padding of the source hides those tokens from the decoder") {

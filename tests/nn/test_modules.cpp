@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "autograd/attention.h"
 #include "autograd/ops.h"
+#include "autograd/ops_attention.h"
 #include "nn/attention.h"
 #include "nn/blocks.h"
 #include "nn/layers.h"
@@ -153,7 +153,8 @@ TEST_CASE("MultiHeadAttention: d_model not divisible by heads is a ConfigError")
   AttentionConfig c;
   c.d_model = 10;
   c.n_head = 3;
-  CHECK_THROWS_WITH_AS(MultiHeadAttention{c}, doctest::Contains("not divisible by n_head 3"), ConfigError);
+  CHECK_THROWS_WITH_AS(MultiHeadAttention{c}, doctest::Contains("attention: d_model: must be divisible by n_head = 3"),
+                       ConfigError);
   c.d_model = 6;
   c.pos = PosEncoding::rope;  // head size 2 is fine, 3 heads of 2
   CHECK_NOTHROW(MultiHeadAttention{c});

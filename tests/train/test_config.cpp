@@ -1,0 +1,232 @@
+// Config system: defaults, JSON reading, every kind of error message, --set, generated docs.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+#include "nn/init.h"
+#include "nn/layers.h"
+#include "nn/positional.h"
+#include "train/config.h"
+#include "train/models.h"
+
+using namespace sf;
+using json = nlohmann::json;
+
+// The ConfigError message config_from_json + validate_config give for `j`, or "" if none.
+static std::string error_of(const json& j) {
+  try {
+    validate_config(config_from_json(j));
+  } catch (const ConfigError& e) { return e.what(); }
+  return "";
+}
+
+TEST_CASE("missing keys keep their defaults, present keys are read with their types") {
+  Config c = config_from_json(json{{"model", {{"n_layer", 2}}}, {"optim", {{"lr", 3e-4}}}});
+  CHECK(c.model.n_layer == 2);
+  CHECK(c.model.n_head == Config{}.model.n_head);
+  CHECK(c.optim.lr == 3e-4);
+  CHECK(c.train.steps == Config{}.train.steps);
+  CHECK(error_of(json::object()) == "");
+}
+
+TEST_CASE("unknown keys and sections are errors with a did-you-mean") {
+  CHECK(error_of(json{{"optim", {{"lrr", 1}}}}) == "optim.lrr: unknown key (did you mean \"lr\"?)");
+  CHECK(error_of(json{{"modle", json::object()}}) == "modle: unknown section (did you mean \"model\"?)");
+  CHECK(error_of(json{{"train", {{"n_heads", 1}}}}).find("train.n_heads: unknown key (valid: \"steps\"") == 0);
+  CHECK(error_of(json{{"model", {{"n_heads", 4}}}}) == "model.n_heads: unknown key (did you mean \"n_head\"?)");
+}
+
+TEST_CASE("wrong types name the key, the value and its JSON type") {
+  CHECK(error_of(json{{"train", {{"steps", "many"}}}}) == "train.steps: expected an integer, got \"many\" (string)");
+  CHECK(error_of(json{{"train", {{"steps", 2.5}}}}) == "train.steps: expected an integer, got 2.5 (number)");
+  CHECK(error_of(json{{"optim", {{"lr", true}}}}) == "optim.lr: expected a number, got true (boolean)");
+  CHECK(error_of(json{{"model", {{"bias", 1}}}}) == "model.bias: expected true or false, got 1 (number)");
+  CHECK(error_of(json{{"model", {{"type", 3}}}}) == "model.type: expected a string, got 3 (number)");
+  CHECK(error_of(json{{"model", 3}}) == "model: expected an object {...}, got 3 (number)");
+  CHECK(config_from_json(json{{"train", {{"steps", 2e3}}}}).train.steps == 2000);  // integral float is fine
+}
+
+TEST_CASE("impossible values: one line naming the key, what is valid and what was given") {
+  CHECK(error_of(json{{"optim", {{"lr", -1}}}}) == "optim.lr: must be > 0, got -1");
+  CHECK(error_of(json{{"optim", {{"lr", 0}}}}) == "optim.lr: must be > 0, got 0");
+  Config nan_lr;
+  nan_lr.optim.lr = std::nan("");
+  CHECK_THROWS_WITH_AS(validate_config(nan_lr), "optim.lr: must be > 0, got NaN", ConfigError);
+  CHECK(error_of(json{{"model", {{"n_embd", 130}, {"n_head", 4}}}}) ==
+        "model.n_embd: must be divisible by model.n_head = 4 (each head gets n_embd / n_head dimensions), got 130");
+  CHECK(error_of(json{{"train", {{"steps", 50}}}, {"schedule", {{"warmup_steps", 100}}}}) ==
+        "schedule.warmup_steps: must not be longer than the run (train.steps = 50), got 100");
+  CHECK(error_of(json{{"model", {{"block_size", 32}}}, {"data", {{"block_size", 64}}}}) ==
+        "data.block_size: must be <= model.block_size = 32 (the positional table has no rows beyond it), got 64");
+  CHECK(error_of(json{{"data", {{"dataset", "text"}, {"path", "no/such/file.txt"}}}}) ==
+        "data.path: no such file or folder, got \"no/such/file.txt\"");
+  CHECK(error_of(json{{"model", {{"type", "gtp"}}}}) ==
+        "model.type: must be one of \"gpt\", \"transformer\", got \"gtp\" (did you mean \"gpt\"?)");
+  CHECK(error_of(json{{"model", {{"dropout", 1.0}}}}) == "model.dropout: must be in [0, 1), got 1");
+  CHECK(error_of(json{{"model", {{"attention", "flash"}}}}) ==
+        "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"");
+  CHECK(error_of(json{{"model", {{"n_kv_head", 3}}}}) ==
+        "model.n_kv_head: must be 0 or a divisor of model.n_head = 4 (n_head: standard, 1: multi-query, a divisor: "
+        "grouped-query), got 3");
+  CHECK(error_of(json{{"precision", "fp17"}}) ==
+        "precision.dtype: must be one of \"fp32\", \"fp16\", \"bf16\", got \"fp17\" (did you mean \"fp16\"?)");
+  CHECK(error_of(json{{"data", {{"dataset", "reverse"}}}}) ==
+        "model.type: the seq2seq task \"reverse\" needs \"transformer\" (encoder-decoder), got \"gpt\"");
+  CHECK(error_of(json{{"train", {{"batch_size", 0}}}}) == "train.batch_size: must be >= 1, got 0");
+}
+
+TEST_CASE("a config accepts exactly the option names the model code parses (one table in nn)") {
+  for (const std::string& name : pos_encoding_names()) {
+    CHECK(error_of(json{{"model", {{"pos_encoding", name}}}}) == "");
+    CHECK(pos_encoding_name(parse_pos_encoding(name)) == name);
+  }
+  for (const std::string& name : activation_names()) CHECK(error_of(json{{"model", {{"activation", name}}}}) == "");
+  for (const std::string& name : init_names()) CHECK(error_of(json{{"model", {{"init", name}}}}) == "");
+  CHECK(error_of(json{{"model", {{"pos_encoding", "none"}}}}) == "");  // nn had it; the config refused it
+  CHECK(
+      error_of(json{{"model", {{"activation", "gelu_tahn"}}}}) ==
+      "model.activation: must be one of \"gelu\", \"gelu_tanh\", \"relu\", got \"gelu_tahn\" (did you mean \"gelu_tanh\"?)");
+  CHECK_THROWS_WITH_AS(parse_init("he"), "init: unknown 'he' (valid: gpt2, xavier)", ConfigError);
+  for (const std::string& name : norm_names()) {
+    CHECK(error_of(json{{"model", {{"norm", name}}}}) == "");
+    CHECK(norm_name(parse_norm(name)) == name);
+  }
+  for (const std::string& name : activation_names()) CHECK(activation_name(parse_activation(name)) == name);
+  for (const std::string& name : init_names()) CHECK(init_name(parse_init(name)) == name);
+}
+
+TEST_CASE("the config's option names become the model configs' enums in one place (models.h)") {
+  Config c = config_from_json(json{{"model",
+                                    {{"pos_encoding", "rope"},
+                                     {"norm", "post"},
+                                     {"activation", "relu"},
+                                     {"init", "xavier"},
+                                     {"attention", "tiled"},
+                                     {"window", 3},
+                                     {"n_kv_head", 2}}}});
+  auto check_options = [](const auto& m) {  // a GPTConfig or a TransformerConfig
+    CHECK(m.pos_encoding == PosEncoding::rope);
+    CHECK(m.norm == NormPlacement::post);
+    CHECK(m.activation == Activation::relu);
+    CHECK(m.init == InitScheme::xavier);
+    CHECK(m.attention == AttentionKernel::tiled);
+    CHECK((m.window == 3 && m.n_kv_head == 2));
+  };
+  const GPTConfig g = gpt_config_of(c, 30);
+  check_options(g);
+  CHECK((g.vocab_size == 30 && g.n_embd == c.model.n_embd));
+  const TransformerConfig t = transformer_config_of(c, 30);
+  check_options(t);
+  CHECK((t.src_vocab_size == 30 && t.tgt_vocab_size == 30 && t.d_model == c.model.n_embd));
+  // The config's defaults are the GPT's own.
+  const GPTConfig from_defaults = gpt_config_of(Config{}, 30), plain;
+  CHECK(from_defaults.pos_encoding == plain.pos_encoding);
+  CHECK(from_defaults.norm == plain.norm);
+  CHECK(from_defaults.activation == plain.activation);
+  CHECK(from_defaults.init == plain.init);
+  CHECK(from_defaults.attention == plain.attention);
+}
+
+TEST_CASE("--set overrides parse JSON values, fall back to strings, and go through the same checks") {
+  json j = {{"optim", {{"lr", 1e-3}}}};
+  apply_override(j, "optim.lr=3e-4");
+  apply_override(j, "train.steps=7");
+  apply_override(j, "data.path=some file.txt");
+  apply_override(j, "model.bias=false");
+  apply_override(j, "precision.dtype=bf16");
+  Config c = config_from_json(j);
+  CHECK(c.optim.lr == 3e-4);
+  CHECK(c.train.steps == 7);
+  CHECK(c.data.path == "some file.txt");
+  CHECK(c.model.bias == false);
+  CHECK(c.precision.dtype == "bf16");
+  CHECK_THROWS_WITH_AS(apply_override(j, "optim.lr"), doctest::Contains("expected section.key=value"), ConfigError);
+  CHECK_THROWS_WITH_AS(apply_override(j, "lr=1"), doctest::Contains("expected section.key=value"), ConfigError);
+  apply_override(j, "optim.lrr=1");
+  CHECK_THROWS_WITH_AS(config_from_json(j), "optim.lrr: unknown key (did you mean \"lr\"?)", ConfigError);
+}
+
+TEST_CASE("load_config names the file, and reports JSON syntax errors with their position") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "sf_test_config";
+  fs::create_directories(dir);
+  std::string good = (dir / "good.json").string(), bad = (dir / "bad.json").string();
+  std::ofstream(good) << R"({"optim": {"lr": 0.01}, "train": {"steps": 10}, "schedule": {"warmup_steps": 2}})";
+  std::ofstream(bad) << "{\"optim\": {\"lr\": 0.01,}}";
+  Config c = load_config(good, {"train.batch_size=3"});
+  CHECK(c.optim.lr == 0.01);
+  CHECK(c.train.batch_size == 3);
+  CHECK_THROWS_WITH_AS(load_config(good, {"train.steps=0"}), "--set train.steps=0: train.steps: must be >= 1, got 0",
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(bad), doctest::Contains((bad + ": invalid JSON: parse error at line 1").c_str()),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config((dir / "none.json").string()), doctest::Contains("config file not found"),
+                       ConfigError);
+  fs::remove_all(dir);
+}
+
+// A bad --set used to be blamed on the config file, which the learner would then search in vain.
+TEST_CASE("a config error names the --set that gave the value, or the file when the file did") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "sf_test_config_origin";
+  fs::create_directories(dir);
+  std::string file = (dir / "c.json").string();
+  std::ofstream(file) << R"({"optim": {"lr": -1}, "train": {"steps": 10}, "schedule": {"warmup_steps": 2}})";
+  CHECK_THROWS_WITH_AS(load_config(file), (file + ": optim.lr: must be > 0, got -1").c_str(), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"train.steps=20"}), (file + ": optim.lr: must be > 0, got -1").c_str(),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "optim.lr=-2"}),
+                       "--set optim.lr=-2: optim.lr: must be > 0, got -2", ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "model.foo=1"}),
+                       doctest::Contains("--set model.foo=1: model.foo: unknown key"), ConfigError);
+  CHECK_THROWS_WITH_AS(load_config(file, {"optim.lr=1e-3", "optimizer.lr=1"}),
+                       doctest::Contains("--set optimizer.lr=1: optimizer: unknown section"), ConfigError);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("last_override_of: the last --set of a key or of its section, nothing for other keys") {
+  const std::vector<std::string> sets = {"optim.lr=1e-3", "train.steps=5", "optim.lr=2e-3", "no_dot=1", "x=a.b"};
+  const std::string* lr = last_override_of(sets, "optim.lr");
+  REQUIRE(lr != nullptr);
+  CHECK(*lr == "optim.lr=2e-3");  // the later one wins, as it does when they are applied
+  REQUIRE(last_override_of(sets, "train") != nullptr);
+  CHECK(*last_override_of(sets, "train") == "train.steps=5");  // a section: any key of it
+  CHECK(last_override_of(sets, "optim.beta1") == nullptr);
+  CHECK(last_override_of(sets, "train.step") == nullptr);  // whole names only
+  CHECK(last_override_of(sets, "no_dot") == nullptr);      // not "section.key=value": skipped
+  CHECK(last_override_of(sets, "x") == nullptr);           // its dot is in the value
+  CHECK(last_override_of({}, "optim.lr") == nullptr);
+}
+
+TEST_CASE("the resolved config round-trips through JSON with every field") {
+  Config c;
+  c.model.n_layer = 3;
+  c.optim.lr = 0.123;
+  c.data.dataset = "addition";
+  json j = config_to_json(c);
+  CHECK(j["model"]["n_layer"] == 3);
+  CHECK(j["train"].contains("seed"));
+  Config back = config_from_json(j);
+  CHECK(config_to_json(back) == j);
+}
+
+TEST_CASE("edit distance and did-you-mean") {
+  CHECK(edit_distance("kitten", "sitting") == 3);
+  CHECK(edit_distance("", "abc") == 3);
+  CHECK(closest_match("n_embed", {"n_layer", "n_head", "n_embd"}) == "n_embd");
+  CHECK(closest_match("zzzzzz", {"n_layer", "n_head"}) == "");
+}
+
+TEST_CASE("configs/README.md is the generated reference, up to date with the code") {
+  std::ifstream in(std::string(SF_SOURCE_DIR) + "/configs/README.md");
+  REQUIRE_MESSAGE(in.good(), "configs/README.md is missing: run `build/scratchformer config-doc > configs/README.md`");
+  std::stringstream committed;
+  committed << in.rdbuf();
+  bool same = committed.str() == config_doc_markdown(std::string(SF_SOURCE_DIR) + "/configs");
+  CHECK_MESSAGE(same, "configs/README.md is out of date: run `build/scratchformer config-doc > configs/README.md`");
+}
