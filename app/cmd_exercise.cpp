@@ -1,8 +1,11 @@
 // cmd_exercise.cpp: `scratchformer exercise list` shows the exercises, their lessons and whether
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
 // the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/);
-// `scratchformer exercise hint N [tier]` prints its hints up to that tier (SF_LANG=zh: in Chinese).
+// `scratchformer exercise hint N [tier]` prints its hints up to that tier (SF_LANG=zh: in Chinese);
+// `scratchformer exercise capstone` trains a GPT on Tiny Shakespeare with the learner's pieces.
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -12,6 +15,7 @@
 
 #include "app/commands.h"
 #include "autograd/errors.h"
+#include "exercises/capstone.h"
 #include "exercises/check/checker.h"
 #include "lessons/lesson.h"
 
@@ -44,7 +48,8 @@ static std::string lesson_label(const std::string& name) {
 void add_exercise_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("exercise",
                                  "write the pieces yourself (exercises/NN_name.cpp) and check them: "
-                                 "exercise list | exercise check N | exercise check all | exercise hint N [tier]");
+                                 "exercise list | exercise check N | exercise check all | exercise hint N [tier] | "
+                                 "exercise capstone");
   cmd->require_subcommand(0, 1);
   auto* list = cmd->add_subcommand("list", "each exercise, its lesson, and whether your copy passes");
   auto* check = cmd->add_subcommand("check", "check one exercise (its number) or all of them");
@@ -55,6 +60,23 @@ void add_exercise_command(CLI::App& app) {
   auto tier = std::make_shared<int>(1);
   hint->add_option("which", *hint_which, "an exercise number")->required();
   hint->add_option("tier", *tier, "show tiers 1 .. tier (default 1)");
+
+  auto* capstone =
+      cmd->add_subcommand("capstone", "train a GPT on Tiny Shakespeare with your pieces (exercises/README.md)");
+  auto capstone_options = std::make_shared<exercise::CapstoneOptions>();
+  capstone->add_option("--steps", capstone_options->steps, "training steps")->check(CLI::Range(1, 1000000));
+  capstone->add_option("--target", capstone_options->target, "the val loss to reach")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const double x = std::strtod(text.c_str(), nullptr);
+            return x > 0 && std::isfinite(x) ? std::string() : std::string("must be a positive number, e.g. 2.0");
+          },
+          "POSITIVE"));
+
+  capstone->callback([capstone_options] {
+    check_built_after_edits("all");
+    set_exit_code(exercise::run_capstone(*capstone_options, std::cout, lesson_label).exit_code);
+  });
 
   // The list and the hints print in the language of SF_LANG (en or zh), like the lessons.
   const bool zh = lessons::language_from_environment() == lessons::Lang::zh;

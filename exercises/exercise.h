@@ -19,6 +19,7 @@
 #include "autograd/int_tensor.h"
 #include "autograd/tensor.h"
 #include "nn/attention.h"  // KVCache
+#include "nn/gpt.h"        // GPT, GPTCache (the assembly exercises read its weights)
 
 namespace sf::exercise {
 
@@ -122,7 +123,63 @@ struct LossScaler {
 // Returns whether the optimizer may step (every unscaled gradient is finite).
 bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& grads);
 
-// ---- 19-23: the assembly exercises ----
+// ---- 19-23, lesson build-gpt: build a GPT from your pieces (the assembly exercises) ----
+//
+// Given, not exercises (exercises/your_ops.cpp): your forward and backward functions as autograd
+// ops. Each runs your forward without recording a graph and records one op whose backward is
+// yours, exactly as the checker's gradient checks wrap them. Exercises 19-23 build the model from
+// these, so the capstone trains with your softmax, cross-entropy, LayerNorm, GELU and embedding.
+Tensor your_softmax(const Tensor& x);                                                   // 05 + 06, last axis
+Tensor your_cross_entropy(const Tensor& logits, const IntTensor& targets);              // 07: (N, V), (N)
+Tensor your_layer_norm(const Tensor& x, const Tensor& w, const Tensor& b, double eps);  // 11 + 12
+Tensor your_gelu(const Tensor& x);                                                      // 13
+Tensor your_embedding(const Tensor& W, const IntTensor& ids);  // W[ids] (ids.shape..., C); 03 backward
+// A tensor's values as doubles, and back into the tensor in its own dtype (for 22's optimizer).
+std::vector<double> values_of(const Tensor& t);
+void set_values(Tensor& t, const std::vector<double>& values);
+
+// 19: causal self-attention (B, T, C) -> (B, T, C) with the weights of `attn` (c_attn, c_proj).
+// With a cache, x holds only the new tokens; their keys and values are appended to it first.
+Tensor causal_self_attention(const MultiHeadAttention& attn, const Tensor& x, KVCache* cache);
+// 20: a Pre-LN block: x + attn(ln_1(x)), then x + mlp(ln_2(x)). (B, T, C) -> (B, T, C).
+Tensor transformer_block(const SelfAttentionBlock& block, const Tensor& x, KVCache* cache);
+// 21: the GPT forward: logits (B, T, V) of idx (B, T), and the mean cross-entropy against targets
+// (B, T) when targets is not null (else loss stays undefined). With a cache, idx holds only the
+// tokens after the cached ones.
+struct GPTOutput {
+  Tensor logits;  // (B, T, V)
+  Tensor loss;    // scalar, or undefined without targets
+};
+GPTOutput gpt_forward(const GPT& model, const IntTensor& idx, const IntTensor* targets, GPTCache* cache);
+// 22: one training step on the batch (x, y), each (B, T).
+struct TrainStepConfig {
+  CosineSchedule schedule;  // 15: the rate of each step (schedule.lr is the peak)
+  AdamWConfig adamw;        // 17: its lr is ignored (the schedule's is used); weight_decay only
+                            // for parameters with dim() >= 2 (matrices and embeddings)
+  double max_norm = 1.0;    // 16: the global gradient norm is clipped to this
+};
+struct TrainState {
+  int64_t step = 0;                       // updates done so far (0 before the first)
+  std::vector<std::vector<double>> m, v;  // AdamW moments, one per model.parameters() entry
+};
+struct StepResult {
+  double loss = 0;       // the batch's loss before the update
+  double grad_norm = 0;  // the global gradient norm before clipping
+  double lr = 0;         // the rate this step used
+};
+StepResult train_step(GPT& model, const IntTensor& x, const IntTensor& y, TrainState& state,
+                      const TrainStepConfig& config);
+// 23: sampling. The token drawn from one row of logits (V): softmax(logits / temperature) cut to
+// the top_k most likely (0 = all), then to the smallest prefix whose probability reaches top_p.
+struct SamplingConfig {
+  double temperature = 1.0;  // 0: the most likely token, no draw
+  int64_t top_k = 0;
+  double top_p = 1.0;
+};
+int64_t sample_token(const std::vector<double>& logits, const SamplingConfig& s, Generator& gen);
+// The prompt followed by max_new_tokens sampled tokens, one forward per new token through `cache`.
+std::vector<int32_t> generate(const GPT& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens,
+                              const SamplingConfig& s, Generator& gen, GPTCache& cache);
 
 // ---- lesson 5: attention, backward by hand ----
 // 24: the gradients of causal attention out = softmax(mask(q k^T / sqrt(D))) v (exercise 8's

@@ -132,7 +132,8 @@ void check_attention_cost(Report& r) {
             return d;
           }
           if (got.linear_macs != c.linear) {
-            std::string d = "linear_macs: expected " + std::to_string(c.linear) + ", got " + std::to_string(got.linear_macs);
+            std::string d =
+                "linear_macs: expected " + std::to_string(c.linear) + ", got " + std::to_string(got.linear_macs);
             if (got.linear_macs == 4 * c.T * c.C * c.C) d += "; the MLP's 4C x C and C x 4C (8 C^2) are missing";
             return d;
           }
@@ -318,10 +319,11 @@ void check_sliding_window(Report& r) {
     int64_t T, S, W;
     std::string hint;
   };
-  for (Case c : {Case{6, 6, 3, hint}, Case{1, 8, 4, "a decoding step (T 1) is at position S - 1: it sees keys S - W .. S - 1"},
-                 Case{3, 7, 2, "after a cache, query t sits at S - T + t, not at t"},
-                 Case{4, 4, 10, "a window wider than the sequence is the plain causal mask"},
-                 Case{5, 5, 1, "W = 1: each query sees only itself (the diagonal)"}})
+  for (Case c :
+       {Case{6, 6, 3, hint}, Case{1, 8, 4, "a decoding step (T 1) is at position S - 1: it sees keys S - W .. S - 1"},
+        Case{3, 7, 2, "after a cache, query t sits at S - T + t, not at t"},
+        Case{4, 4, 10, "a window wider than the sequence is the plain causal mask"},
+        Case{5, 5, 1, "W = 1: each query sees only itself (the diagonal)"}})
     r.check(
         "T " + std::to_string(c.T) + ", S " + std::to_string(c.S) + ", W " + std::to_string(c.W),
         [c] {
@@ -345,9 +347,8 @@ void check_sliding_window(Report& r) {
         Tensor mask = sliding_window_mask(5, 5, 2);
         if (!mask.defined() || mask.shape() != Shape{5, 5}) return std::string("the mask is not (5, 5)");
         Tensor scores = matmul(q, transpose(k, -2, -1)) / std::sqrt(2.0);
-        Tensor mine = matmul(sf::softmax(masked_fill(scores, reshape(mask, {1, 1, 5, 5}),
-                                                     -std::numeric_limits<double>::infinity())),
-                             v);
+        Tensor mine = matmul(
+            sf::softmax(masked_fill(scores, reshape(mask, {1, 1, 5, 5}), -std::numeric_limits<double>::infinity())), v);
         return compare(sf::attention(q, k, v, windowed), mine, 1e-12, 1e-10);
       },
       "1 marks a hidden key, 0 a visible one");
@@ -447,7 +448,8 @@ void check_rope_alibi(Report& r) {
         std::vector<double> wrong;  // the offset forgotten: query t at t
         for (int64_t h = 0; h < 4; ++h)
           for (int64_t t = 0; t < 3; ++t)
-            for (int64_t s = 0; s < 5; ++s) wrong.push_back(-slopes[static_cast<size_t>(h)] * std::abs(static_cast<double>(t - s)));
+            for (int64_t s = 0; s < 5; ++s)
+              wrong.push_back(-slopes[static_cast<size_t>(h)] * std::abs(static_cast<double>(t - s)));
         return diagnose(compare(want, got, 1e-12, 1e-12), got,
                         {{"the bias ignores the cache offset: query t sits at position S - T + t, not t",
                           Tensor::from_vector(wrong, {1, 4, 3, 5}, DType::f64)},
@@ -499,12 +501,20 @@ void check_grad_accumulation(Report& r) {
     return d;
   };
   r.check(
-      "two equal micro-batches (4 + 4 rows) give the batch of 8's gradient", [=] { return split({4, 4}); }, hint);
+      "two equal micro-batches (4 + 4 rows) give the batch of 8's gradient",
+      [=] {
+        return split({4, 4});
+      },
+      hint);
   r.check(
-      "unequal micro-batches (3 + 5 rows)", [=] { return split({3, 5}); },
+      "unequal micro-batches (3 + 5 rows)",
+      [=] {
+        return split({3, 5});
+      },
       "with unequal sizes the plain mean weights the rows of the small micro-batch more: weight each by its rows");
   r.check(
-      "four micro-batches (1 + 2 + 2 + 3 rows), and one micro-batch of all 8", [=] {
+      "four micro-batches (1 + 2 + 2 + 3 rows), and one micro-batch of all 8",
+      [=] {
         std::string a = split({1, 2, 2, 3});
         return a.empty() ? split({8}) : a;
       },

@@ -69,8 +69,14 @@ const std::vector<Exercise>& all_exercises() {
       {17, "the AdamW update", "training", "17_adamw_step", 3, check_adamw_step},
       {18, "dynamic loss scaling", "mixed-precision", "18_loss_scaling", 2, check_loss_scaler},
       // 19-23: the assembly exercises (check_assembly.cpp).
+      {19, "causal self-attention from your pieces", "build-gpt", "19_self_attention", 3, check_self_attention},
+      {20, "a Pre-LN transformer block", "build-gpt", "20_transformer_block", 2, check_transformer_block},
+      {21, "the GPT forward: logits and loss", "build-gpt", "21_gpt_forward", 3, check_gpt_forward},
+      {22, "one training step", "build-gpt", "22_train_step", 4, check_train_step},
+      {23, "sampling and generate() with the KV cache", "build-gpt", "23_generate", 4, check_generate},
       // 24 on: attention's backward by hand, then the cost and scale lessons (check_cost.cpp).
-      {24, "attention backward by hand (dq, dk, dv)", "attention", "24_attention_backward", 5, check_attention_backward},
+      {24, "attention backward by hand (dq, dk, dv)", "attention", "24_attention_backward", 5,
+       check_attention_backward},
       {25, "attention's work and memory, counted", "attention-cost", "25_attention_cost", 2, check_attention_cost},
       {26, "the entropy of attention weights", "scaling", "26_softmax_entropy", 2, check_softmax_entropy},
       {27, "merging partial rows of attention", "online-softmax", "27_partial_rows", 3, check_partial_rows},
@@ -91,7 +97,7 @@ const Exercise& find_exercise(const std::string& number) {
     for (const Exercise& e : all)
       if (e.number == n) return e;
   }
-  std::string valid;  // "1 to 18, 24 to 31": the numbers in runs
+  std::string valid;  // "1 to 31": the numbers in runs, e.g. "1 to 18, 24 to 31"
   for (size_t i = 0; i < all.size();) {
     size_t j = i;
     while (j + 1 < all.size() && all[j + 1].number == all[j].number + 1) ++j;

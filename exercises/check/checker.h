@@ -98,8 +98,8 @@ struct Mistake {
 // `problem` (a compare() result) with the first mistake whose value `got` matches appended
 // ("...; this is what you get when <what>"), so a learner sees the likely cause, not only the
 // number. Unchanged when `problem` is empty or no mistake matches.
-std::string diagnose(std::string problem, const Tensor& got, const std::vector<Mistake>& mistakes,
-                     double atol = 1e-9, double rtol = 1e-7);
+std::string diagnose(std::string problem, const Tensor& got, const std::vector<Mistake>& mistakes, double atol = 1e-9,
+                     double rtol = 1e-7);
 
 // "" when `got` has `dtype`, else what differs ("float64 for float32 inputs: ...").
 std::string same_dtype(const Tensor& got, DType dtype);
@@ -147,6 +147,11 @@ void check_warmup_cosine(Report& r);
 void check_clip_grad_norm(Report& r);
 void check_adamw_step(Report& r);
 void check_loss_scaler(Report& r);
+void check_self_attention(Report& r);
+void check_transformer_block(Report& r);
+void check_gpt_forward(Report& r);
+void check_train_step(Report& r);
+void check_generate(Report& r);
 void check_attention_backward(Report& r);
 void check_attention_cost(Report& r);
 void check_softmax_entropy(Report& r);
@@ -155,6 +160,5 @@ void check_sliding_window(Report& r);
 void check_kv_cache_bytes(Report& r);
 void check_rope_alibi(Report& r);
 void check_grad_accumulation(Report& r);
-
 
 }  // namespace sf::exercise

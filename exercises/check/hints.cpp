@@ -229,6 +229,99 @@ const Entry kHints[] = {
        "g /= S；只要有 g 是 inf 或 nan：S *= backoff_factor，good_steps = 0，返回 false；否则 good_steps += 1，达到 "
        "growth_interval 时 S *= growth_factor，good_steps = 0；返回 true。",
        "std::isfinite(x) 对 inf 和 nan 都返回 false；使用缩放器自己的 growth_factor 和 backoff_factor。"}}},
+    {19,
+     {{"The attention of exercise 8 wrapped in a layer with weights: one projection makes q, k and v for every "
+       "token, the heads attend independently, and a second projection mixes what they found. With a cache, the "
+       "new tokens' keys and values join the cached ones before anyone attends.",
+       "qkv = x W_attn^T + b_attn (B, T, 3C), cut into q, k, v (B, T, C) each; split to (B, H, T, D); append k, v "
+       "to the cache (S keys in all); out = softmax(mask(q k^T / sqrt(D))) v with query t at position S - T + t; "
+       "merge to (B, T, C); y = out W_proj^T + b_proj.",
+       "sf::linear(x, w, b) for both projections, sf::slice(qkv, 2, 0, C) (then C..2C, 2C..3C) for the chunks; "
+       "your split_heads, merge_heads (exercise::merge_heads, not sf::merge_heads), kv_cache_append(*cache, k, v) "
+       "and your_softmax; build the mask with x's dtype. Only sf ops on tensors: the checker differentiates it."},
+      {"练习 8 的注意力，放进一个带权重的层里：一次投影为每个词元得到 q、k、v，各个头独立地做注意力，再用第二次投影把"
+       "它们找到的信息混合起来。有缓存时，新词元的键和值先接到缓存的后面，然后才做注意力。",
+       "qkv = x W_attn^T + b_attn（B, T, 3C），切成 q、k、v（各为 B, T, C）；拆成 (B, H, T, D)；把 k、v 追加进缓存"
+       "（共 S 个键）；out = softmax(mask(q k^T / sqrt(D))) v，第 t 个查询位于位置 S - T + t；合并回 (B, T, C)；"
+       "y = out W_proj^T + b_proj。",
+       "两次投影都用 sf::linear(x, w, b)，用 sf::slice(qkv, 2, 0, C)（以及 C..2C、2C..3C）切块；用你自己的 "
+       "split_heads、merge_heads（exercise::merge_heads，不是 sf::merge_heads）、kv_cache_append(*cache, k, v) 和 "
+       "your_softmax；掩码用 x 的数据类型构造。只对张量用 sf 的算子：检查器要对它求导。"}}},
+    {20,
+     {{"Two residual sublayers, attention then the MLP. Pre-LN normalises what goes into each sublayer and adds "
+       "the sublayer's output back onto the untouched x, so the residual path stays a clean sum.",
+       "h = x + attn(LN_1(x)); out = h + W_2 GELU(W_1 LN_2(h) + b_1) + b_2, with W_1 (4C, C) and W_2 (C, 4C). "
+       "Post-LN, LN(x + attn(x)), is a different model and fails the check.",
+       "your_layer_norm(x, block.ln_1.weight, block.ln_1.bias, block.ln_1.eps) (the block's own eps, not 1e-5), "
+       "your causal_self_attention(block.attn, ..., cache), sf::linear with block.mlp.c_fc and block.mlp.c_proj, "
+       "your_gelu between them."},
+      {"两个残差子层，先注意力后 MLP。Pre-LN 先对每个子层的输入做归一化，再把子层的输出加回没有改动过的 x 上，"
+       "这样残差通路始终是一条干净的求和。",
+       "h = x + attn(LN_1(x))；out = h + W_2 GELU(W_1 LN_2(h) + b_1) + b_2，其中 W_1 为 (4C, C)，W_2 为 (C, 4C)。"
+       "Post-LN 即 LN(x + attn(x))，是另一个模型，通不过检查。",
+       "your_layer_norm(x, block.ln_1.weight, block.ln_1.bias, block.ln_1.eps)（用该块自己的 eps，不是 1e-5），"
+       "你的 causal_self_attention(block.attn, ..., cache)，用 sf::linear 配合 block.mlp.c_fc 和 block.mlp.c_proj，"
+       "两者之间是 your_gelu。"}}},
+    {21,
+     {{"Token ids become vectors (a row of the token table plus a row of the position table), the blocks "
+       "transform the sequence, a final LayerNorm and the head give V scores per position, and the loss measures "
+       "how surprised those scores are by the targets. With a cache, positions continue where the cache ends.",
+       "offset = cache ? cache->length() : 0; x = wte[idx] + wpe[offset .. offset + T - 1] (B, T, C); x = block_i(x) "
+       "for each layer; logits = LN_f(x) W_head^T (B, T, V), no bias; loss = mean over B * T positions of "
+       "-log softmax(logits)[target]. offset + T > block_size is a ShapeError.",
+       "your_embedding(model.wte.weight, idx) and your_embedding(model.wpe->weight, positions) with positions an "
+       "IntTensor({T}, ...) holding offset .. offset + T - 1 (it broadcasts over B); one KVCache per block in cache->layers (make them when it is empty); "
+       "sf::linear(x, model.lm_head->weight) for the head; your_cross_entropy(reshape(logits, {B * T, V}), the "
+       "targets reshaped to (B * T))."},
+      {"词元 id 变成向量（词元表的一行加上位置表的一行），各个块变换这段序列，最后的 LayerNorm 和输出头为每个位置"
+       "给出 V 个分数，损失衡量这些分数对目标有多意外。有缓存时，位置从缓存结束的地方接着往下数。",
+       "offset = cache ? cache->length() : 0；x = wte[idx] + wpe[offset .. offset + T - 1]（B, T, C）；逐层 "
+       "x = block_i(x)；logits = LN_f(x) W_head^T（B, T, V），没有偏置；loss = 对 B * T 个位置取 "
+       "-log softmax(logits)[target] 的平均。offset + T > block_size 时抛出 ShapeError。",
+       "your_embedding(model.wte.weight, idx) 和 your_embedding(model.wpe->weight, positions)，positions 是 "
+       "IntTensor({T}, ...)，存放 offset .. offset + T - 1（它会沿 B 广播）；cache->layers 里每个块一个 KVCache（为空时创建）；输出头用 "
+       "sf::linear(x, model.lm_head->weight)；your_cross_entropy(reshape(logits, {B * T, V}), 变形为 (B * T) 的"
+       "目标)。"}}},
+    {22,
+     {{"A step is the training loop's body in order: forget the last step's gradients, differentiate this "
+       "batch's loss, keep one bad batch from throwing the weights far, then move every weight by AdamW at the "
+       "rate the schedule gives this step.",
+       "zero grads; loss = gpt_forward(x, y).loss; backward; n = ||all grads||_2, scale them by min(1, max_norm / n); "
+       "lr = schedule(state.step); AdamW with t = state.step + 1, weight decay only where dim() >= 2; "
+       "state.step += 1; return {loss, n, lr}.",
+       "model.zero_grad(); loss.backward(); values_of(p.grad()) for each of model.parameters(), your "
+       "clip_grad_norm on those vectors; your warmup_cosine_lr(config.schedule, state.step); copy config.adamw, set its "
+       "lr (and weight_decay = 0 for dim() < 2), your adamw_step on values_of(p) and set_values(p, ...) back; size "
+       "state.m and state.v (zeros) on the first step."},
+      {"一步就是训练循环的循环体，按顺序：清掉上一步的梯度，对这一批的损失求导，防止一个坏批次把权重推得太远，"
+       "再按调度器给这一步的学习率用 AdamW 更新每个权重。",
+       "梯度清零；loss = gpt_forward(x, y).loss；反向传播；n = ||所有梯度||_2，把它们乘以 min(1, max_norm / n)；"
+       "lr = schedule(state.step)；AdamW 取 t = state.step + 1，只对 dim() >= 2 的参数做权重衰减；state.step += 1；"
+       "返回 {loss, n, lr}。",
+       "model.zero_grad()；loss.backward()；对 model.parameters() 的每一个取 values_of(p.grad())，再对这些向量"
+       "用你的 clip_grad_norm；你的 warmup_cosine_lr(config.schedule, state.step)；复制 config.adamw，设置它的 lr"
+       "（dim() < 2 时 weight_decay = 0），对 values_of(p) 用你的 adamw_step，再用 set_values(p, ...) 写回；"
+       "第一步时把 state.m 和 state.v 建成全零。"}}},
+    {23,
+     {{"Writing text is drawing one token from the model's scores, appending it and asking again. Temperature "
+       "sharpens or flattens the distribution, top-k and top-p cut its tail. The KV cache makes each new token cost "
+       "one position instead of the whole prefix.",
+       "Sort ids by logit (ties: smaller id first); keep the top_k; p_i = exp((z_i - z_max) / temperature); keep the "
+       "shortest prefix whose mass reaches top_p times the kept total; r = uniform() * total, walk subtracting p_i "
+       "until r < 0. generate: feed the prompt's last block_size tokens once, then one token per step; when the "
+       "cache would pass block_size, clear it and feed the last block_size tokens again.",
+       "std::iota and std::stable_sort for the order; temperature <= 0 returns the argmax without a draw; "
+       "sf::NoGradGuard in generate; the last position's logits are the last V values of values_of(logits) of the "
+       "(1, T, V) output; pass `cache` to your gpt_forward and cache.clear() (or a fresh GPTCache) when it is full."},
+      {"写文本就是从模型的分数里抽一个词元，接到后面，再问一次。温度让分布变尖或变平，top-k 和 top-p 砍掉它的尾部。"
+       "KV 缓存让每个新词元只花一个位置的计算，而不是整个前缀。",
+       "按 logit 给 id 排序（相等时 id 小的在前）；保留前 top_k 个；p_i = exp((z_i - z_max) / temperature)；保留"
+       "质量达到 top_p 乘以保留总量的最短前缀；r = uniform() * total，依次减去 p_i，直到 r < 0。generate：先把提示的"
+       "最后 block_size 个词元送进去一次，之后每步只送一个词元；缓存将超过 block_size 时，清空它，再把最后 "
+       "block_size 个词元送进去。",
+       "排序用 std::iota 和 std::stable_sort；temperature <= 0 时直接返回 argmax，不抽样；generate 里用 "
+       "sf::NoGradGuard；最后一个位置的 logits 是 (1, T, V) 输出的 values_of(logits) 的最后 V 个值；把 `cache` "
+       "传给你的 gpt_forward，满了就 cache.clear()（或换一个新的 GPTCache）。"}}},
     {24,
      {{"Three steps, each one you have met: out = P v is a matmul (the gradient of a b is dout b^T for a and "
        "a^T dout for b), P = softmax(S) is exercise 6, S = q k^T / sqrt(D) is a matmul times a constant. Recompute P "

@@ -106,6 +106,40 @@ sf_mutant(17_adamw_step "std::pow(c.beta2," "std::pow(0.999,")
 sf_mutant(18_loss_scaling "std::isfinite(x)" "!std::isnan(x)")
 sf_mutant(18_loss_scaling "s.scale *= s.backoff_factor" "s.scale *= 0.5")
 sf_mutant(18_loss_scaling "s.scale *= s.growth_factor" "s.scale *= 2.0")
+# The assembly exercises: the mutant of one piece runs with every other piece right.
+# 19: no 1/sqrt(D); a mask that ignores the cache offset; the cache never appended to; q taken
+# from k's chunk.
+sf_mutant(19_self_attention "/ std::sqrt(static_cast<double>(D))" "/ (0.0 * static_cast<double>(D) + 1.0)")
+sf_mutant(19_self_attention "s > S - T + t" "s > t")
+sf_mutant(19_self_attention "kv_cache_append(*cache, k, v);" "cache->k = k;\n    cache->v = v;")
+sf_mutant(19_self_attention "slice(qkv, 2, 0, C)" "slice(qkv, 2, C, 2 * C)")
+# 20: Post-LN instead of Pre-LN; the MLP without its residual; eps fixed at 1e-5.
+# The Post-LN mutant comes first: test_capstone_wrong_piece links its file (20_transformer_block_1).
+sf_mutant(20_transformer_block
+          "Tensor h = x + causal_self_attention(block.attn, your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps), cache);"
+          "Tensor h = your_layer_norm(x + causal_self_attention(block.attn, x, cache), ln_1.weight, ln_1.bias, ln_1.eps);")
+sf_mutant(20_transformer_block "return h + linear(a" "return 0.0 * h + linear(a")
+sf_mutant(20_transformer_block "ln_2.bias, ln_2.eps)" "ln_2.bias, 1e-5)")
+# 21: positions that restart at 0 with a cache; no final LayerNorm; the loss summed, not averaged.
+sf_mutant(21_gpt_forward "const int64_t offset = cache != nullptr ? cache->length() : 0;"
+          "const int64_t offset = 0;")
+sf_mutant(21_gpt_forward "x = your_layer_norm(x, model.ln_f->weight, model.ln_f->bias, model.ln_f->eps);"
+          "")
+sf_mutant(21_gpt_forward "out.loss = your_cross_entropy(reshape(out.logits, {B * T, V}), flat);"
+          "out.loss = your_cross_entropy(reshape(out.logits, {B * T, V}), flat) * static_cast<double>(B * T);")
+# 22: gradients that pile up across steps; no clipping; the config's lr instead of the schedule's;
+# weight decay on every parameter.
+sf_mutant(22_train_step "  model.zero_grad();\n" "")
+sf_mutant(22_train_step "r.grad_norm = clip_grad_norm(grads, config.max_norm);"
+          "r.grad_norm = clip_grad_norm(grads, 1e30);")
+sf_mutant(22_train_step "    c.lr = r.lr;\n" "")
+sf_mutant(22_train_step "if (params[i].dim() < 2) c.weight_decay = 0.0;" "")
+# 23: temperature ignored; top_k ignored; a top_p prefix that stops short of the token crossing
+# top_p; generate without the cache (the whole sequence fed again at every token).
+sf_mutant(23_generate "/ s.temperature)" ")")
+sf_mutant(23_generate "if (s.top_k > 0) keep" "if (s.top_k < 0) keep")
+sf_mutant(23_generate "mass < s.top_p * total" "mass + p[n] < s.top_p * total")
+sf_mutant(23_generate "    next = {token};\n" "    next = context();\n")
 sf_mutant(24_attention_backward "Tensor dq = matmul(dS, k) * scale" "Tensor dq = matmul(dS, k)")  # no 1/sqrt(D)
 sf_mutant(24_attention_backward "P * (dP - sum(dP * P, -1, /*keepdim=*/true))" "P * dP")
 sf_mutant(24_attention_backward "s > S - T + t" "s > t")

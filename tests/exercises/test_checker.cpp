@@ -127,7 +127,8 @@ TEST_CASE("exercise hints come in tiers, in English and Chinese, and a bad tier 
   CHECK(zh.str().find(hints_of(12).zh[2]) != std::string::npos);
   std::ostringstream bad;
   CHECK_THROWS_WITH_AS(print_hint("6", 4, bad),
-                       "exercise hint 6: tier 4 (valid: 1 the idea, 2 the formula, 3 the code-level hint)", ConfigError);
+                       "exercise hint 6: tier 4 (valid: 1 the idea, 2 the formula, 3 the code-level hint)",
+                       ConfigError);
 }
 
 TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {

@@ -61,7 +61,7 @@ TEST_CASE("lesson 14 on a reduced budget: the full model beats the bigram table"
     CHECK(r.val_loss[s] == doctest::Approx((r.val_loss_per_seed[s][0] + r.val_loss_per_seed[s][1]) / 2));
     CHECK(r.val_loss_per_seed[s][0] != r.val_loss_per_seed[s][1]);  // two seeds, two trainings
     CHECK(std::isfinite(r.val_loss[s]));
-    CHECK(r.val_loss[s] < std::log(65.0) + 0.05);  // no worse than knowing nothing
+    CHECK(r.val_loss[s] < std::log(65.0) + 0.05);          // no worse than knowing nothing
     CHECK(r.curves[s].size() == (kSanitized ? 4u : 30u));  // 120 steps in bins of 4 (4 steps: bins of 1)
   }
   REQUIRE(r.depth_val_loss.size() == 2);
@@ -104,7 +104,8 @@ TEST_CASE("lesson 14's numbers do not depend on the number of threads") {
   }
 }
 
-TEST_CASE("lesson 18 on a reduced budget: scores per head and seed, and the reverse model looks at the mirrored position") {
+TEST_CASE(
+    "lesson 18 on a reduced budget: scores per head and seed, and the reverse model looks at the mirrored position") {
   // Under the sanitizers 4 steps of each model and one batch per loss estimate: the same training,
   // inspection and lesson code (ASan and UBSan check it, not the learning, which the 200 reverse
   // steps below are for), in a minute instead of several (158 s under ASan with the configs' 20
