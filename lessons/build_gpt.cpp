@@ -300,7 +300,8 @@ static const BuildGptResult& train_stages(const BuildGptOptions& opt) {
     std::vector<double> losses;
     std::vector<std::vector<double>> curves;
     for (int64_t i = 0; i < n_seeds; ++i) {
-      StageRun run = train_stage(cfg, opt.steps, opt.seeds[static_cast<size_t>(i)], opt, d, progress, done_steps, i == 0);
+      StageRun run =
+          train_stage(cfg, opt.steps, opt.seeds[static_cast<size_t>(i)], opt, d, progress, done_steps, i == 0);
       done_steps += opt.steps;
       losses.push_back(run.val_loss);
       curves.push_back(run.curve);
@@ -368,8 +369,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     out << stage_explanation(stage, lang) << "\n"
         << tr(out, "parameters: ", "参数：") << r.params[i] << " = " << r.formula_text[i] << "\n"
         << tr(out, "val loss: ", "验证损失：") << fmt(r.val_loss[i], 2) << tr(out, " (", "（")
-        << seed_list(r.val_loss_per_seed[i], 2) << tr(out, ")\n", "）\n")
-        << tr(out, "sample (seed ", "样本（种子 ") << opt.seeds[0] << tr(out, "):", "）：") << "\n"
+        << seed_list(r.val_loss_per_seed[i], 2) << tr(out, ")\n", "）\n") << tr(out, "sample (seed ", "样本（种子 ")
+        << opt.seeds[0] << tr(out, "):", "）：") << "\n"
         << r.samples[i] << "\n";
   }
   out << tr(out, "sf::GPT with the same sizes (untied head, no biases) has ",
@@ -379,23 +380,26 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
   heading(out, 2 + kStages, "Val loss, stage by stage", "逐阶段的验证损失");
   for (int s = 0; s < kStages; ++s) {
     const size_t i = static_cast<size_t>(s);
-    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ": ", "：") << fmt(r.val_loss[i], 2)
-        << tr(out, " (", "（") << seed_list(r.val_loss_per_seed[i], 2) << tr(out, "), ", "），") << r.params[i]
-        << tr(out, " parameters\n", " 个参数\n");
+    out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ": ", "：")
+        << fmt(r.val_loss[i], 2) << tr(out, " (", "（") << seed_list(r.val_loss_per_seed[i], 2)
+        << tr(out, "), ", "），") << r.params[i] << tr(out, " parameters\n", " 个参数\n");
   }
   out << tr(out, "change from the stage before, seed by seed (negative: better):\n",
             "相对前一阶段的变化，逐个种子（负数：更好）：\n");
   for (size_t s = 1; s < static_cast<size_t>(kStages); ++s) {
     out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ":", "：");
     for (size_t k = 0; k < opt.seeds.size(); ++k)
-      out << (k == 0 ? tr(out, " ", "") : " ") << signed_fmt(r.val_loss_per_seed[s][k] - r.val_loss_per_seed[s - 1][k], 2);
+      out << (k == 0 ? tr(out, " ", "") : " ")
+          << signed_fmt(r.val_loss_per_seed[s][k] - r.val_loss_per_seed[s - 1][k], 2);
     out << "\n";
   }
   draw_gnuplot(out, "14_build_gpt" + suffix + ".png", stages_plot(r));
   std::vector<std::string> names;
-  for (int s = 0; s < kStages; ++s) names.push_back(std::to_string(s + 1) + ". " + stage_title(static_cast<Stage>(s), Lang::en));
-  draw_gnuplot(out, "14_build_gpt_curves" + suffix + ".png",
-               loss_curves_plot("training loss per stage, " + r.corpus, names, r.curves, std::max<int64_t>(1, opt.steps / 30)));
+  for (int s = 0; s < kStages; ++s)
+    names.push_back(std::to_string(s + 1) + ". " + stage_title(static_cast<Stage>(s), Lang::en));
+  draw_gnuplot(
+      out, "14_build_gpt_curves" + suffix + ".png",
+      loss_curves_plot("training loss per stage, " + r.corpus, names, r.curves, std::max<int64_t>(1, opt.steps / 30)));
   if (suffix.empty()) draw_gpt_stack(out, "gpt_stack.png", r.vocab_size);  // the default model and GPT-2 small
 
   if (opt.depth_factor > 0) {
@@ -413,10 +417,11 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
           << tr(out, " (", "（") << seed_list(r.depth_val_loss_per_seed[m], 2) << tr(out, ")\n", "）\n");
     out << "  " << opt.n_layer << tr(out, " blocks against one, seed by seed:", " 个块减一个块，逐个种子：");
     for (size_t k = 0; k < opt.seeds.size(); ++k)
-      out << (k == 0 ? tr(out, " ", "") : " ") << signed_fmt(r.depth_val_loss_per_seed[1][k] - r.depth_val_loss_per_seed[0][k], 2);
+      out << (k == 0 ? tr(out, " ", "") : " ")
+          << signed_fmt(r.depth_val_loss_per_seed[1][k] - r.depth_val_loss_per_seed[0][k], 2);
     out << "\n"
-        << tr(out, "sample of the ", "") << opt.n_layer
-        << tr(out, "-block model (seed ", " 个块的模型的样本（种子 ") << opt.seeds[0] << tr(out, "):", "）：") << "\n"
+        << tr(out, "sample of the ", "") << opt.n_layer << tr(out, "-block model (seed ", " 个块的模型的样本（种子 ")
+        << opt.seeds[0] << tr(out, "):", "）：") << "\n"
         << r.depth_sample << "\n";
     const std::vector<std::string> depth_names = {"1 block", std::to_string(opt.n_layer) + " blocks"};
     draw_gnuplot(out, "14_build_gpt_depth" + suffix + ".png",

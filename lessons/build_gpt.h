@@ -24,10 +24,10 @@ struct BuildGptOptions {
 struct BuildGptResult {
   std::string corpus;  // its one-line description
   int64_t vocab_size = 0, train_chars = 0, val_chars = 0;
-  std::vector<int64_t> params;            // per stage, counted by the modules
-  std::vector<int64_t> formula;           // per stage, by the formula printed beside it
-  std::vector<std::string> formula_text;  // the formula with the sizes put in
-  std::vector<double> val_loss;           // per stage, over the whole val split, mean over the seeds
+  std::vector<int64_t> params;                         // per stage, counted by the modules
+  std::vector<int64_t> formula;                        // per stage, by the formula printed beside it
+  std::vector<std::string> formula_text;               // the formula with the sizes put in
+  std::vector<double> val_loss;                        // per stage, over the whole val split, mean over the seeds
   std::vector<std::vector<double>> val_loss_per_seed;  // [stage][seed]
   std::vector<std::vector<double>> curves;             // [stage]: train loss per bin of steps, mean over seeds
   std::vector<std::string> samples;                    // per stage, the first seed's model

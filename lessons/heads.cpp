@@ -153,11 +153,12 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
     out << "H = " << o.heads[i] << ":\n" << score_table_header(o.seeds);
     for (size_t h = 0; h < t.scores[i][0].size(); ++h) out << score_table_row(t.scores[i], h);
   }
-  out << tr(out, "even attention over the past scores: prev ", "对过去平均分配的注意力得分：prev ") << fmt(t.even.prev, 3)
-      << ", induction " << fmt(t.even.induction, 3) << ", word-start " << fmt(t.even.word_start, 3) << "\n"
-      << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2) << ", induction >= "
-      << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(t.even.word_start, 3) << " = "
-      << fmt(kWordStartFactor * t.even.word_start, 2) << "\n"
+  out << tr(out, "even attention over the past scores: prev ", "对过去平均分配的注意力得分：prev ")
+      << fmt(t.even.prev, 3) << ", induction " << fmt(t.even.induction, 3) << ", word-start "
+      << fmt(t.even.word_start, 3) << "\n"
+      << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2)
+      << ", induction >= " << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(t.even.word_start, 3)
+      << " = " << fmt(kWordStartFactor * t.even.word_start, 2) << "\n"
       << tr(out, "heads at or over each threshold, seed by seed (", "达到各阈值的头数，逐个种子（");
   for (size_t k = 0; k < o.seeds.size(); ++k) out << (k ? " / " : "") << o.seeds[k];
   out << tr(out, "):\n", "）：\n");

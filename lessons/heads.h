@@ -18,10 +18,10 @@ namespace sf::lessons {
 struct HeadsOptions {
   SmallTraining training;
   std::vector<int64_t> heads = {1, 2, 4, 8};
-  std::vector<int64_t> seeds = {1337, 1338};   // initial weights and batches
-  int64_t val_windows = 256;                   // for the val loss
-  int64_t role_windows = 16;                   // val windows the scores are averaged over
-  int64_t induction_sequences = 8;             // repeated random sequences for the induction score
+  std::vector<int64_t> seeds = {1337, 1338};  // initial weights and batches
+  int64_t val_windows = 256;                  // for the val loss
+  int64_t role_windows = 16;                  // val windows the scores are averaged over
+  int64_t induction_sequences = 8;            // repeated random sequences for the induction score
   std::string prompt = "ROMEO:\nWhat light is this?";
 };
 struct HeadsResult {

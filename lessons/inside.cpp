@@ -97,8 +97,8 @@ std::string heads_over_thresholds(std::ostream& out, const std::vector<HeadScore
   const double word_start_threshold = kWordStartFactor * even.word_start;
   std::string prev, induction, word_start;
   auto add = [](std::string& line, const HeadScore& s, double score) {
-    line += (line.empty() ? "" : ", ") + std::to_string(s.layer) + "." + std::to_string(s.head) + " (" +
-            fmt(score, 2) + ")";
+    line += (line.empty() ? "" : ", ") + std::to_string(s.layer) + "." + std::to_string(s.head) + " (" + fmt(score, 2) +
+            ")";
   };
   for (const HeadScore& s : scores) {
     if (only_layer >= 0 && s.layer != only_layer) continue;
@@ -107,9 +107,9 @@ std::string heads_over_thresholds(std::ostream& out, const std::vector<HeadScore
     if (s.word_start >= word_start_threshold) add(word_start, s, s.word_start);
   }
   (void)out;  // the score names are the same in both languages
-  return "  prev: " + (prev.empty() ? std::string("-") : prev) + "\n  induction: " +
-         (induction.empty() ? std::string("-") : induction) + "\n  word-start: " +
-         (word_start.empty() ? std::string("-") : word_start) + "\n";
+  return "  prev: " + (prev.empty() ? std::string("-") : prev) +
+         "\n  induction: " + (induction.empty() ? std::string("-") : induction) +
+         "\n  word-start: " + (word_start.empty() ? std::string("-") : word_start) + "\n";
 }
 
 // The two header lines of a score table: the three scores, a column per seed under each.
@@ -236,23 +236,21 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
       << tr(out, " windows of ", " 个 ") << T << tr(out, " val characters\n", " 字符窗口上取平均\n")
       << tr(out, "induction: mean over ", "induction：在 ") << opt.induction_sequences
       << tr(out, " sequences of ", " 个序列上取平均，每个是 ") << T / 2
-      << tr(out, " random characters repeated once\n", " 个随机字符再重复一遍\n")
-      << score_table_header(opt.seeds);
+      << tr(out, " random characters repeated once\n", " 个随机字符再重复一遍\n") << score_table_header(opt.seeds);
   for (size_t h = 0; h < r.scores[0].size(); ++h) out << score_table_row(r.scores, h);
   out << tr(out, "even attention over the past scores: prev ", "对过去平均分配的注意力得分：prev ")
       << fmt(r.even.prev, 3) << ", induction " << fmt(r.even.induction, 3) << ", word-start "
       << fmt(r.even.word_start, 3) << "\n"
-      << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2) << ", induction >= "
-      << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(r.even.word_start, 3) << " = "
-      << fmt(kWordStartFactor * r.even.word_start, 2) << "\n";
+      << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2)
+      << ", induction >= " << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(r.even.word_start, 3)
+      << " = " << fmt(kWordStartFactor * r.even.word_start, 2) << "\n";
   for (size_t i = 0; i < n_seeds; ++i)
     out << tr(out, "heads at or over a threshold, seed ", "达到阈值的头，种子 ") << opt.seeds[i]
         << tr(out, " (layer.head):\n", "（层.头）：\n") << heads_over_thresholds(out, r.scores[i], r.even);
 
   heading(out, 3, "Heat maps over one prompt", "一个提示上的热图");
   out << tr(out, "prompt: ", "提示：") << token_label(kPrompt) << " (" << r.prompt_maps.length()
-      << tr(out, " characters), the model of seed ", " 个字符），种子 ") << opt.seeds[0]
-      << tr(out, "\n", " 的模型\n");
+      << tr(out, " characters), the model of seed ", " 个字符），种子 ") << opt.seeds[0] << tr(out, "\n", " 的模型\n");
   for (int64_t l = 0; l < r.prompt_maps.layers(); ++l) {
     draw_attention(out, "15_default_layer" + std::to_string(l) + ".png", r.prompt_maps, l, "default model");
     out << tr(out, "layer ", "第 ") << l << tr(out, "'s heads at or over a threshold:\n", " 层达到阈值的头：\n")
@@ -260,11 +258,11 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   }
 
   heading(out, 4, "Repeated random characters", "重复的随机字符");
-  out << tr(out, "the model of seed ", "种子 ") << opt.seeds[0]
-      << tr(out, " over ", " 的模型，看 ") << r.block_size / 2
+  out << tr(out, "the model of seed ", "种子 ") << opt.seeds[0] << tr(out, " over ", " 的模型，看 ") << r.block_size / 2
       << tr(out, " random characters repeated once; layer ", " 个随机字符再重复一遍；第 ") << r.induction_layer
       << tr(out, " holds its highest induction score\n", " 层有它最高的归纳分数\n");
-  draw_attention(out, "15_induction.png", r.induction_maps, r.induction_layer, "default model, repeated random characters");
+  draw_attention(out, "15_induction.png", r.induction_maps, r.induction_layer,
+                 "default model, repeated random characters");
 
   heading(out, 5, "Cross-attention of the reverse model", "反转模型的交叉注意力");
   out << tr(out, "configs/reverse.json trained for ", "configs/reverse.json 训练了 ") << r.reverse_steps

@@ -42,24 +42,24 @@ std::string heads_over_thresholds(std::ostream& out, const std::vector<HeadScore
 // Looking inside a trained transformer: the default GPT from two seeds, its heads scored,
 // and the reverse model's cross-attention, measured with train/inspect.h.
 struct InsideOptions {
-  int64_t gpt_steps = 1500;                    // configs/default.json's own budget
-  std::vector<int64_t> seeds = {1337, 1338};   // the default GPT is trained from each
-  int64_t reverse_steps = 600;                 // of configs/reverse.json's 1500, to keep the lesson to minutes
-  int64_t role_windows = 16;                   // val windows the scores are averaged over
-  int64_t induction_sequences = 8;             // repeated random sequences the induction score is averaged over
-  bool full_val = true;                        // the GPT's val loss over the whole val split (false: 20 batches)
-  int64_t eval_iters = 0;                      // batches per loss estimate (0: each config's own, 20 and 10)
+  int64_t gpt_steps = 1500;                   // configs/default.json's own budget
+  std::vector<int64_t> seeds = {1337, 1338};  // the default GPT is trained from each
+  int64_t reverse_steps = 600;                // of configs/reverse.json's 1500, to keep the lesson to minutes
+  int64_t role_windows = 16;                  // val windows the scores are averaged over
+  int64_t induction_sequences = 8;            // repeated random sequences the induction score is averaged over
+  bool full_val = true;                       // the GPT's val loss over the whole val split (false: 20 batches)
+  int64_t eval_iters = 0;                     // batches per loss estimate (0: each config's own, 20 and 10)
 };
 struct InsideResult {
   int64_t gpt_steps = 0, reverse_steps = 0, block_size = 0;
-  std::vector<double> gpt_val_loss;               // per seed, the whole val split
-  std::vector<std::vector<HeadScore>> scores;     // [seed][layer * heads + head]
-  HeadScoreBaselines even;                        // what even attention scores on the same inputs
-  AttentionMaps prompt_maps;                      // the first seed's model over the lesson's prompt
-  AttentionMaps induction_maps;                   // the first seed's model over one repeated sequence
-  int64_t induction_layer = 0;                    // the layer of its highest induction score
-  double reverse_accuracy = -1;                   // exact-match on the held-out sequences
-  CrossAttentionReport cross;                     // the share on the mirrored position, per decoder layer
+  std::vector<double> gpt_val_loss;            // per seed, the whole val split
+  std::vector<std::vector<HeadScore>> scores;  // [seed][layer * heads + head]
+  HeadScoreBaselines even;                     // what even attention scores on the same inputs
+  AttentionMaps prompt_maps;                   // the first seed's model over the lesson's prompt
+  AttentionMaps induction_maps;                // the first seed's model over one repeated sequence
+  int64_t induction_layer = 0;                 // the layer of its highest induction score
+  double reverse_accuracy = -1;                // exact-match on the held-out sequences
+  CrossAttentionReport cross;                  // the share on the mirrored position, per decoder layer
 };
 InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& options);
 InsideResult run_lesson_inside(std::ostream& out);

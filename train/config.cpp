@@ -46,8 +46,7 @@ static std::string json_quoted(const std::string& s) {
 // `s` as it is when it is plain printable UTF-8, else quoted as JSON, so that a name taken from
 // the user's input can never split an error message over two lines.
 static std::string printable(const std::string& s) {
-  bool plain = data::utf8_first_error(s) < 0 &&
-               std::none_of(s.begin(), s.end(), [](char ch) {
+  bool plain = data::utf8_first_error(s) < 0 && std::none_of(s.begin(), s.end(), [](char ch) {
                  const auto byte = static_cast<unsigned char>(ch);  // char is unsigned on ARM
                  return byte < 0x20 || byte == 0x7f;
                });

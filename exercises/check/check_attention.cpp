@@ -104,11 +104,12 @@ void check_softmax_backward(Report& r) {
       [] {
         Tensor x = random_f64({3, 4}, 31), dy = random_f64({3, 4}, 32);
         Tensor y = sf::softmax(x), got = softmax_backward(y, dy);
-        return diagnose(compare(reference_softmax_grad(x, dy), got), got,
-                        {{"only the Jacobian's diagonal y_i (1 - y_i) is used: the off-diagonal -y_i y_j terms are missing",
-                          dy * y * (1.0 - y)},
-                         {"the sum_j dy_j y_j is taken as sum_j y_j (= 1), as if dy were all ones", y * (dy - 1.0)},
-                         {"the sum runs over the whole tensor instead of each row", y * (dy - sf::sum(dy * y))}});
+        return diagnose(
+            compare(reference_softmax_grad(x, dy), got), got,
+            {{"only the Jacobian's diagonal y_i (1 - y_i) is used: the off-diagonal -y_i y_j terms are missing",
+              dy * y * (1.0 - y)},
+             {"the sum_j dy_j y_j is taken as sum_j y_j (= 1), as if dy were all ones", y * (dy - 1.0)},
+             {"the sum runs over the whole tensor instead of each row", y * (dy - sf::sum(dy * y))}});
       },
       hint);
   r.check(

@@ -28,9 +28,10 @@ void check_tanh_backward(Report& r) {
         Tensor x = random_f64({2, 3}, 1), dy = random_f64({2, 3}, 2);
         Tensor y = sf::tanh(x);
         Tensor got = tanh_backward(y, dy);
-        return diagnose(compare(dy * (1.0 - y * y), got), got,
-                        {{"you ignore dy: the gradient arriving from above multiplies the local derivative", 1.0 - y * y},
-                         {"the derivative is taken as 1 - y instead of 1 - y^2", dy * (1.0 - y)}});
+        return diagnose(
+            compare(dy * (1.0 - y * y), got), got,
+            {{"you ignore dy: the gradient arriving from above multiplies the local derivative", 1.0 - y * y},
+             {"the derivative is taken as 1 - y instead of 1 - y^2", dy * (1.0 - y)}});
       },
       hint);
   r.check(

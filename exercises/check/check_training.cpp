@@ -235,8 +235,7 @@ void check_loss_scaler(Report& r) {
       "too (std::isfinite is false for both)");
   r.check(
       "growth_factor 4 and backoff_factor 0.25 (not the defaults), overflow at iteration 5",
-      [=] { return run({5}, 2, 4.0, 0.25); },
-      "use the scaler's growth_factor and backoff_factor, not 2 and 0.5");
+      [=] { return run({5}, 2, 4.0, 0.25); }, "use the scaler's growth_factor and backoff_factor, not 2 and 0.5");
   r.check(
       "edge: growth_interval 1 (grow after every good step)", [=] { return run({4}, 1); },
       "compare the count with growth_interval after incrementing it");

@@ -90,9 +90,9 @@ std::string same_dtype(const Tensor& got, DType dtype) {
 std::string refuses(const std::function<void()>& f, const std::string& what) {
   try {
     f();
-  } catch (const NotImplemented&) {
-    throw;
-  } catch (const std::exception&) { return ""; }
+  } catch (const NotImplemented&) { throw; } catch (const std::exception&) {
+    return "";
+  }
   return what + " was accepted; it must throw (sf::ShapeError naming the bad value)";
 }
 

@@ -17,8 +17,8 @@ Tensor rope_rotate(const Tensor& x, int64_t offset) {
   std::vector<double> c(static_cast<size_t>(T * half)), s(c.size());
   for (int64_t t = 0; t < T; ++t)
     for (int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(offset + t) *
-                           std::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(D));
+      const double angle =
+          static_cast<double>(offset + t) * std::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(D));
       c[t * half + i] = std::cos(angle);
       s[t * half + i] = std::sin(angle);
     }

@@ -22,7 +22,7 @@ int64_t stage_parameter_formula(const StageConfig& c) {
   switch (c.stage) {
     case Stage::bigram: return V * V;
     case Stage::one_head:
-    case Stage::heads: return base + 4 * C * C;              // q, k, v, output projection
+    case Stage::heads: return base + 4 * C * C;  // q, k, v, output projection
     case Stage::feed_forward:
     case Stage::residual: return base + 12 * C * C;           // + C -> 4C -> C
     case Stage::layernorm: return base + 12 * C * C + 3 * C;  // + ln_1, ln_2, ln_f gains

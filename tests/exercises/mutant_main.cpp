@@ -22,8 +22,7 @@ int main(int argc, char** argv) {
     for (const std::string& line : r.lines()) std::cout << "  " << line << "\n";
     const auto& lines = r.lines();
     const bool found = r.outcome() == Outcome::failed && lines.size() >= 2 &&
-                       lines[lines.size() - 2].rfind("FAIL  ", 0) == 0 &&
-                       lines.back().rfind("      hint: ", 0) == 0 &&
+                       lines[lines.size() - 2].rfind("FAIL  ", 0) == 0 && lines.back().rfind("      hint: ", 0) == 0 &&
                        lines[lines.size() - 2].find("the checker itself") == std::string::npos;
     if (found) {
       std::cout << "found: the checks of exercise " << e.number << " fail this mutant\n";
