@@ -85,18 +85,8 @@ CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out, const L
 
   // The model: nanoGPT's CPU model of Tiny Shakespeare (configs/default.json), in the form the
   // assembly exercises assume (learned positions, Pre-LN, GELU with tanh, biases, tied head).
-  GPTConfig c;
-  c.vocab_size = tokenizer.vocab_size();
-  c.block_size = 64;
-  c.n_layer = 4;
-  c.n_head = 4;
-  c.n_embd = 128;
-  c.dropout = 0.0;
-  c.bias = true;
-  c.tied_head = true;
-  c.pos_encoding = PosEncoding::learned;
-  c.norm = NormPlacement::pre;
-  c.activation = Activation::gelu_tanh;
+  GPTConfig c = assembly_gpt_config(tokenizer.vocab_size(), /*block_size=*/64, /*n_layer=*/4, /*n_head=*/4,
+                                    /*n_embd=*/128);
   c.seed = o.seed;
   GPT model(c);
   TrainStepConfig step_config;

@@ -125,6 +125,26 @@ bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& gr
 
 // ---- 19-23, lesson build-gpt: build a GPT from your pieces (the assembly exercises) ----
 //
+// Given: the form of GPT the assembly exercises assume (learned positions, Pre-LN, GELU with tanh,
+// biases, a head tied to the token embedding, no dropout). The checks and the capstone build their
+// models from it.
+inline GPTConfig assembly_gpt_config(int64_t vocab_size, int64_t block_size, int64_t n_layer, int64_t n_head,
+                                     int64_t n_embd) {
+  GPTConfig c;
+  c.vocab_size = vocab_size;
+  c.block_size = block_size;
+  c.n_layer = n_layer;
+  c.n_head = n_head;
+  c.n_embd = n_embd;
+  c.dropout = 0.0;
+  c.bias = true;
+  c.tied_head = true;
+  c.pos_encoding = PosEncoding::learned;
+  c.norm = NormPlacement::pre;
+  c.activation = Activation::gelu_tanh;
+  return c;
+}
+//
 // Given, not exercises (exercises/your_ops.cpp): your forward and backward functions as autograd
 // ops. Each runs your forward without recording a graph and records one op whose backward is
 // yours, exactly as the checker's gradient checks wrap them. Exercises 19-23 build the model from

@@ -19,19 +19,7 @@ namespace sf::exercise {
 // A GPT of 2 blocks, C = 8, 2 heads, V = 11: the configuration the assembly exercises assume
 // (learned positions, Pre-LN, GELU with tanh, biases, tied head, no dropout).
 static GPTConfig tiny_config(int64_t block_size = 8) {
-  GPTConfig c;
-  c.vocab_size = 11;
-  c.block_size = block_size;
-  c.n_layer = 2;
-  c.n_head = 2;
-  c.n_embd = 8;
-  c.dropout = 0.0;
-  c.bias = true;
-  c.tied_head = true;
-  c.pos_encoding = PosEncoding::learned;
-  c.norm = NormPlacement::pre;
-  c.activation = Activation::gelu_tanh;
-  return c;
+  return assembly_gpt_config(/*vocab_size=*/11, block_size, /*n_layer=*/2, /*n_head=*/2, /*n_embd=*/8);
 }
 
 // Every weight random (LayerNorm weights around 1): a piece that skips one changes the output.
