@@ -25,7 +25,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   AttentionResult r;
 
   heading(out, 1, "The example: the query of 苹果, keys and values of 我 / 喜欢 / 苹果",
-          "例子：苹果 的查询，我 / 喜欢 / 苹果 的键和值");
+          "例子：“苹果”的查询，“我 / 喜欢 / 苹果”的键和值");
   // [excerpt: example]
   Tensor q = Tensor::from_vector({0.1, 0.3, 0.9, 0.4}, {1, 4}, DType::f64);  // Q(苹果)  (1, d_k)
   Tensor K = Tensor::from_vector({0.9, 0.2, 0.1, 0.3,                        // K(我)
@@ -38,8 +38,8 @@ AttentionResult run_lesson_attention(std::ostream& out) {
                                  {3, 4}, DType::f64);                        // (S, d_v)
   // [/excerpt]
   show(out, "q (苹果)", q, 1);
-  show(out, tr(out, "K (rows 我, 喜欢, 苹果)", "K（各行依次为 我、喜欢、苹果）"), K, 1);
-  show(out, tr(out, "V (rows 我, 喜欢, 苹果)", "V（各行依次为 我、喜欢、苹果）"), V, 1);
+  show(out, tr(out, "K (rows 我, 喜欢, 苹果)", "K（各行依次为“我”“喜欢”“苹果”）"), K, 1);
+  show(out, tr(out, "V (rows 我, 喜欢, 苹果)", "V（各行依次为“我”“喜欢”“苹果”）"), V, 1);
 
   heading(out, 2, "Scores: how well the query matches each key, q . k", "注意力分数：查询与每个键有多匹配，q . k");
   // [excerpt: scores]
@@ -72,7 +72,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
         << fmt(std::exp(r.scaled[s]), 4) << " / " << fmt(total, 4) << " = " << fmt(r.weights[s], 4) << "  ("
         << kTokens[s] << ")\n";
 
-  heading(out, 5, "The output for 苹果: the weighted sum of the values", "苹果 的输出：值向量的加权和");
+  heading(out, 5, "The output for 苹果: the weighted sum of the values", "“苹果”的输出：值向量的加权和");
   // [excerpt: output]
   Tensor output = matmul(weights, V);  // (1, S) @ (S, d_v) -> (1, d_v)
   // [/excerpt]
@@ -87,7 +87,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   const xt::xtensor<double, 1> by_hand = xt::sum(w3 * as_xtensor<double>(V), {0});  // (S, 1) * (S, d_v) -> (d_v)
   // [/excerpt]
   r.output_rounded_weights.assign(by_hand.begin(), by_hand.end());
-  out << tr(out, "  by hand, weights rounded to 0.275, 0.344, 0.381:\n", "  手算，权重舍入为 0.275, 0.344, 0.381：\n");
+  out << tr(out, "  by hand, weights rounded to 0.275, 0.344, 0.381:\n", "  手算，权重舍入为 0.275、0.344、0.381：\n");
   for (int64_t i = 0; i < 4; ++i)
     out << "    "
         << "0.275*" << fmt(V.at({0, i}), 1) << " + 0.344*" << fmt(V.at({1, i}), 1) << " + 0.381*"
@@ -121,9 +121,9 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   draw_attention(out, "05_causal.png", attention_maps_of(P.to_vector(), 1, kTokens, kTokens), 0, "causal attention");
   r.causal_weights = P.to_vector();
   out << tr(out, "row 苹果 sees every key, so it is the example's weights again: ",
-            "苹果 这一行能看到所有键，所以又得到例子里的权重：")
+            "“苹果”这一行能看到所有键，所以又得到例子里的权重：")
       << fmt_vec(slice(P, 0, 2, 3).to_vector(), 4) << "\n";
-  out << tr(out, "row 我 sees only itself: its output is V(我) = ", "我 这一行只能看到自己：输出就是 V(我) = ")
+  out << tr(out, "row 我 sees only itself: its output is V(我) = ", "“我”这一行只能看到自己：输出就是 V(我) = ")
       << fmt_vec(slice(O, 0, 0, 1).to_vector(), 4) << "\n";
   // The framework's fused kernel does the same in one call (q, k, v as (B, H, T, D)).
   // [excerpt: fused]
@@ -138,7 +138,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
             "|sf::attention(causal) - 上面的分步计算| 的最大值 = ")
       << fmt(max_abs_diff(r.fused_output, r.hand_output), 12) << "\n";
 
-  heading(out, 7, "Padding: a batch row 我 喜欢 苹果 <pad>", "填充：批次中的一行 我 喜欢 苹果 <pad>");
+  heading(out, 7, "Padding: a batch row 我 喜欢 苹果 <pad>", "填充：批次中的一行“我 喜欢 苹果 <pad>”");
   // [excerpt: padding]
   Tensor K4 = concat({K, Tensor::full({1, 4}, 9.0, DType::f64)}, 0);  // <pad> gets junk: 9s
   Tensor V4 = concat({V, Tensor::full({1, 4}, 9.0, DType::f64)}, 0);
@@ -152,7 +152,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
             "the <pad> column is 0, so its junk value never reaches any output;\n"
             "row 苹果 is again ",
             "<pad> 这一列是 0，所以它的垃圾值不会进入任何输出；\n"
-            "苹果 这一行仍然是 ")
+            "“苹果”这一行仍然是 ")
       << fmt_vec(slice(P4, 0, 2, 3).to_vector(), 4) << "\n";
 
   heading(out, 8, "What -inf does in softmax, and a row with nothing to attend to",
@@ -178,7 +178,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
             "；\n  反正填充位置的查询行都是无用的，损失函数会跳过这些位置\n");
 
   heading(out, 9, "The whole sentence 我 / 喜欢 / 吃 / 红 / 苹果 as matrices, with learned projections",
-          "整句 我 / 喜欢 / 吃 / 红 / 苹果 写成矩阵，Q、K、V 来自可学习的投影");
+          "整句“我 / 喜欢 / 吃 / 红 / 苹果”写成矩阵，Q、K、V 来自可学习的投影");
   {
     // [excerpt: sentence]
     const std::vector<std::string> tokens = {"我", "喜欢", "吃", "红", "苹果"};
@@ -197,16 +197,16 @@ AttentionResult run_lesson_attention(std::ostream& out) {
     Tensor Ps = softmax(masked_fill(matmul_bt(Qs, Ks) / std::sqrt(double(d_k)), mask, -INFINITY), -1);  // (T, T)
     Tensor Ys = matmul(Ps, Vs);                                                                         // (T, d_k)
     // [/excerpt]
-    auto line = [&](const char* what, const Tensor& t) {
-      out << "  " << what << std::string(26 - std::string(what).size(), ' ') << shape_str(t.shape()) << "\n";
+    auto line = [&](const std::string& what, const Tensor& t) {
+      out << "  " << pad_right(what, 26) << shape_str(t.shape()) << "\n";
     };
     line("X", X);
-    line("W_q, W_k, W_v (weights)", w_q.weight);
-    line("Q = X W_q^T, K, V", Qs);
-    line("weights = softmax(...)", Ps);
-    line("output = weights V", Ys);
+    line(tr(out, "W_q, W_k, W_v (weights)", "W_q、W_k、W_v（权重）"), w_q.weight);
+    line(tr(out, "Q = X W_q^T, K, V", "Q = X W_q^T、K、V"), Qs);
+    line(tr(out, "weights = softmax(...)", "权重 = softmax(...)"), Ps);
+    line(tr(out, "output = weights V", "输出 = 权重 · V"), Ys);
     r.sentence_weights = Ps.to_vector();
-    out << tr(out, "row 苹果 of the weights: ", "权重中 苹果 这一行：") << fmt_vec(slice(Ps, 0, 4, 5).to_vector(), 3)
+    out << tr(out, "row 苹果 of the weights: ", "权重中“苹果”这一行：") << fmt_vec(slice(Ps, 0, 4, 5).to_vector(), 3)
         << tr(out, " (sums to 1)\n", "（和为 1）\n");
     draw_graphviz(out, "attention_qkv.png", [&] {
       return qkv_dot({tokens, X, w_q.weight, w_k.weight, w_v.weight, w_q.bias, w_k.bias, w_v.bias, Qs, Ks, Vs, Ps, Ys});
@@ -218,7 +218,7 @@ AttentionResult run_lesson_attention(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_attention() {
   return {"attention", "Attention by hand: 我 / 喜欢 / 苹果, then causal and padding masks",
-          "手算注意力：我 / 喜欢 / 苹果，再加因果掩码和填充掩码", printing(run_lesson_attention)};
+          "手算注意力：“我 / 喜欢 / 苹果”，再加因果掩码和填充掩码", printing(run_lesson_attention)};
 }
 
 }  // namespace sf::lessons

@@ -138,15 +138,15 @@ DecoderResult run_lesson_decoder(std::ostream& out) {
         << tr(out, ", with cache ", "，用缓存 ") << format_count(with) << tr(out, " (", "（前者是后者的 ")
         << fmt(static_cast<double>(without) / static_cast<double>(with), 1) << tr(out, "x fewer)\n", " 倍）\n");
   };
-  row(tr(out, "this model, 4 tokens          ", "这个模型，4 个词元         "), r.tiny_without, r.tiny_with);
-  row(tr(out, "base Transformer, 50 tokens   ", "base Transformer，50 个词元"), r.base_without, r.base_with);
+  row(tr(out, "this model, 4 tokens          ", "这个模型，4 个词元           "), r.tiny_without, r.tiny_with);
+  row(tr(out, "base Transformer, 50 tokens   ", "基础版 Transformer，50 个词元"), r.base_without, r.base_with);
   out << tr(out,
             "without a cache step t redoes the work of steps 1..t-1, so generating T tokens costs\n"
             "about T^2 / 2 token passes instead of T; the cache trades that for memory:\n"
             "2 * L * T * C numbers for the self-attention keys and values.\n",
             "没有缓存时，第 t 步要把第 1..t-1 步的活重做一遍，生成 T 个词元大约要\n"
             "T^2 / 2 次词元计算，而不是 T 次；缓存用内存换时间：\n"
-            "自注意力的键和值共占 2 * L * T * C 个数。\n");
+            "自注意力的键和值共占 2 × L × T × C 个数。\n");
 
   heading(out, 5, "The wiring with both masks: the source padded to 4 tokens", "连线与两种掩码：源序列填充到 4 个词元");
   // [excerpt: masks]

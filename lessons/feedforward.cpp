@@ -119,7 +119,7 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   for (double v : pre.grad().to_vector()) zero_gelu += v == 0.0;
   r.dead_relu_fraction = static_cast<double>(zero_relu) / static_cast<double>(pre.numel());
   r.zero_gelu_grad_fraction = static_cast<double>(zero_gelu) / static_cast<double>(pre.numel());
-  out << tr(out, "on 64 tokens x 64 hidden units at initialisation:\n", "初始化时，在 64 个词元 x 64 个隐藏单元上：\n")
+  out << tr(out, "on 64 tokens x 64 hidden units at initialisation:\n", "初始化时，在 64 个词元 × 64 个隐藏单元上：\n")
       << tr(out, "  ReLU passes no gradient for ", "  ReLU 对其中 ") << fmt(100 * r.dead_relu_fraction, 1)
       << tr(out, "% of them\n", "% 的单元不传梯度\n") << tr(out, "  GELU for ", "  GELU 是 ")
       << fmt(100 * r.zero_gelu_grad_fraction, 1)

@@ -31,6 +31,7 @@ double kv_bytes_per_token(int64_t L, int64_t H_kv, int64_t D, int64_t bytes_per_
 
 struct Shape {
   const char* name;
+  const char* name_zh;
   int64_t layers, heads, d_model, context;
   int64_t gqa_kv_heads;  // the grouped-query variant's key/value heads
 };
@@ -105,9 +106,9 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
             "layer: 2 x L x H_kv x D numbers. Standard attention has H_kv = H (one K/V head per query\n"
             "head), grouped-query attention (GQA) lets groups of query heads share one K/V head\n"
             "(1 < H_kv < H), multi-query attention (MQA) has a single one (H_kv = 1).\n",
-            "每个词元：每一层的每个键/值头各存一个键向量和一个值向量（各 D 个数）：共 2 x L x H_kv x D 个数。\n"
-            "标准注意力 H_kv = H（每个查询头有自己的 K/V 头），分组查询注意力（GQA）让一组查询头共用一个\n"
-            "K/V 头（1 < H_kv < H），多查询注意力（MQA）只有一个（H_kv = 1）。\n");
+            "每个词元：每一层的每个 K/V 头各存一个键向量和一个值向量（各 D 个数），共 2 × L × H_kv × D 个数。\n"
+            "多头注意力（MHA）里 H_kv = H（每个查询头有自己的 K/V 头）；分组查询注意力（GQA）让一组查询头\n"
+            "共用一个 K/V 头（1 < H_kv < H）；多查询注意力（MQA）只有一个 K/V 头（H_kv = 1）。\n");
 
   heading(out, 2, "The count against the engine's own cache", "公式与引擎自己的缓存对比");
   {
@@ -124,28 +125,30 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
     const GPTConfig& c = model.config();
     r.engine_bytes_per_token = 4.0 * static_cast<double>(numbers) / static_cast<double>(cache.length());
     r.formula_bytes_per_token = kv_bytes_per_token(c.n_layer, c.n_head, c.n_embd / c.n_head, 4);
-    out << tr(out, "a GPT with L = ", "一个 GPT，L = ") << c.n_layer << ", H = " << c.n_head
-        << ", D = " << c.n_embd / c.n_head
+    out << tr(out, "a GPT with L = ", "一个 GPT，L = ") << c.n_layer << tr(out, ", H = ", "，H = ") << c.n_head
+        << tr(out, ", D = ", "，D = ") << c.n_embd / c.n_head
         << tr(out, ", float32, after 100 tokens: the cache holds ", "，float32，读入 100 个词元后缓存里有 ")
-        << fmt_count(numbers) << tr(out, " numbers,\n  ", " 个数，\n  ") << fmt(r.engine_bytes_per_token, 0)
-        << tr(out, " bytes per token; the formula 2 x L x H x D x 4 gives ", " 字节每词元；公式 2 x L x H x D x 4 得 ")
+        << fmt_count(numbers) << tr(out, " numbers,\n  ", " 个数，\n  每个词元 ") << fmt(r.engine_bytes_per_token, 0)
+        << tr(out, " bytes per token; the formula 2 x L x H x D x 4 gives ", " 字节；公式 2 × L × H × D × 4 得 ")
         << fmt(r.formula_bytes_per_token, 0) << "\n";
   }
 
   heading(out, 3, "Bytes per token and per full context", "每个词元和整段上下文的字节数");
-  const std::vector<Shape> shapes = {{"GPT-2 small", 12, 12, 768, 1024, 4}, {"7B-class", 32, 32, 4096, 4096, 8}};
+  const std::vector<Shape> shapes = {{"GPT-2 small", "GPT-2 small", 12, 12, 768, 1024, 4},
+                                     {"7B-class", "7B 级", 32, 32, 4096, 4096, 8}};
   for (const Shape& s : shapes) {
     const int64_t D = s.d_model / s.heads;
-    out << s.name << ": L = " << s.layers << ", H = " << s.heads << ", d_model = " << s.d_model << ", D = " << D
+    out << tr(out, s.name, s.name_zh) << tr(out, ": L = ", "：L = ") << s.layers << tr(out, ", H = ", "，H = ")
+        << s.heads << tr(out, ", d_model = ", "，d_model = ") << s.d_model << tr(out, ", D = ", "，D = ") << D
         << tr(out, ", context ", "，上下文 ") << s.context << "\n";
     out << tr(out, "                   H_kv   per token (fp16)   context (fp16)   context (fp32)\n",
-              "                   H_kv   每词元 (fp16)      整段 (fp16)      整段 (fp32)\n");
+              "                   H_kv    每词元（fp16）     整段（fp16）     整段（fp32）\n");
     struct Variant {
       const char* en;
       const char* zh;
       int64_t kv;
     };
-    for (const Variant& v : {Variant{"  standard (MHA) ", "  标准 (MHA)     ", s.heads},
+    for (const Variant& v : {Variant{"  standard (MHA) ", "  MHA            ", s.heads},
                              Variant{"  GQA            ", "  GQA            ", s.gqa_kv_heads},
                              Variant{"  MQA            ", "  MQA            ", 1}}) {
       const double per16 = kv_bytes_per_token(s.layers, v.kv, D, 2);
@@ -158,11 +161,11 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
     }
   }
   out << tr(out, "at the 7B shape one full context of standard attention needs ",
-            "在 7B 尺寸下，标准注意力的一整段上下文需要 ")
+            "在 7B 尺寸下，MHA 的一整段上下文需要 ")
       << fmt_bytes(r.context_fp16[3])
       << tr(out, " of cache per sequence;\nGQA with 8 K/V heads cuts it ",
-            " 的缓存（每条序列）；\n8 个 K/V 头的 GQA 把它缩小 ")
-      << fmt(r.context_fp16[3] / r.context_fp16[4], 0) << tr(out, "x, MQA ", " 倍，MQA 缩小 ")
+            " 的缓存（每条序列），\n是 8 个 K/V 头的 GQA 的 ")
+      << fmt(r.context_fp16[3] / r.context_fp16[4], 0) << tr(out, "x, MQA ", " 倍、MQA 的 ")
       << fmt(r.context_fp16[3] / r.context_fp16[5], 0)
       << tr(out, "x (the 7B weights in fp16 are ", " 倍（7B 个 fp16 权重本身就有 ") << fmt_bytes(7e9 * 2)
       << tr(out, ", whatever the attention)\n", "，与注意力的种类无关）\n");
@@ -179,7 +182,8 @@ KvCacheResult run_lesson_kv_cache(std::ostream& out, const KvCacheOptions& o) {
       << fmt(s.cached_tokens_per_s, 0) << tr(out, " tokens/s\n", " 词元/秒\n")
       << tr(out, "  the whole prefix again per token:  ", "  每个词元重算整个前缀：            ")
       << fmt(s.uncached_tokens_per_s, 0) << tr(out, " tokens/s\n", " 词元/秒\n")
-      << tr(out, "  the cache is ", "  缓存快了 ") << fmt(s.cached_tokens_per_s / s.uncached_tokens_per_s, 1)
+      << tr(out, "  the cache is ", "  有缓存时的速度是无缓存时的 ")
+      << fmt(s.cached_tokens_per_s / s.uncached_tokens_per_s, 1)
       << tr(out, "x faster; both drew the same tokens: ", " 倍；两种方式得到的词元相同：")
       << (r.same_tokens ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
   return r;

@@ -106,13 +106,13 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
   r.params_no_bias = without_bias;
   r.params_bias = with_bias;
   out << tr(out,
-            "Wq, Wk, Wv, Wo are each 768 x 768: 4 * 768 * 768 = ", "Wq、Wk、Wv、Wo 各是 768 x 768：4 * 768 * 768 = ")
+            "Wq, Wk, Wv, Wo are each 768 x 768: 4 * 768 * 768 = ", "Wq、Wk、Wv、Wo 各是 768 × 768：4 × 768 × 768 = ")
       << format_count(4 * 768 * 768) << "\n";
   out << "MultiHeadAttention(768, 12 heads, bias = false).num_parameters() = " << format_count(without_bias) << "\n";
   out << "MultiHeadAttention(768, 12 heads, bias = true).num_parameters()  = " << format_count(with_bias)
-      << tr(out, " (+ 4 * 768 = ", "（+ 4 * 768 = ") << format_count(4 * 768) << tr(out, " biases)\n", " 个偏置）\n");
+      << tr(out, " (+ 4 * 768 = ", "（+ 4 × 768 = ") << format_count(4 * 768) << tr(out, " biases)\n", " 个偏置）\n");
   out << tr(out, "per head: Wq, Wk, Wv slices of 64 x 768 each; the count does not depend on H.\n",
-            "每个头：Wq、Wk、Wv 中各一片 64 x 768；总参数量与 H 无关。\n");
+            "每个头：Wq、Wk、Wv 中各一片 64 × 768；总参数量与 H 无关。\n");
   return r;
 }
 

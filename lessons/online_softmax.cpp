@@ -159,13 +159,13 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
     return all;
   };
   r.engine_tiled_diff = max_abs_diff(grads(AttentionKernel::tiled), grads(AttentionKernel::stored));
-  out << "T = " << T << ", D = " << D << tr(out, ", tiles of ", "，每块 ") << key_tile
+  out << "T = " << T << tr(out, ", D = ", "，D = ") << D << tr(out, ", tiles of ", "，每块 ") << key_tile
       << tr(out, " keys, float64:\n  largest |tiled - sf::attention| below 1e-13: ",
             " 个键，float64：\n  |按块 - sf::attention| 的最大值小于 1e-13：")
       << (r.tiled_diff < 1e-13 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n"
       << tr(out, "  sf::attention keeps P for backward: ", "  sf::attention 为反向保存 P：")
       << fmt_count(r.stored_entries)
-      << tr(out, " numbers (T x T); the tiled rows kept ", " 个数（T x T）；按块计算的各行只保存了 ") << 2 * T
+      << tr(out, " numbers (T x T); the tiled rows kept ", " 个数（T × T）；按块计算的各行只保存了 ") << 2 * T
       << tr(out, " (m and l per row)\n", " 个（每行的 m 和 l）\n")
       << tr(out,
             "  the engine's tiled kernel (model.attention = \"tiled\"), output and the gradients of q, k, v\n"
@@ -174,9 +174,9 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
             "  与保存 P 的核函数相比，最大差小于 1e-12：")
       << (r.engine_tiled_diff < 1e-12 ? tr(out, "yes", "是") : tr(out, "no", "否")) << "\n";
 
-  heading(out, 5, "Memory: the T x T matrix against per-row statistics", "内存：T x T 矩阵与逐行统计量");
+  heading(out, 5, "Memory: the T x T matrix against per-row statistics", "内存：T × T 矩阵与逐行统计量");
   out << tr(out, "  one head of one layer, float32:\n         T    P (T x T)     m and l (2 T)\n",
-            "  一层中的一个头，float32：\n         T    P (T x T)     m 和 l (2 T)\n");
+            "  一层中的一个头，float32：\n         T   P（T × T）     m 和 l（2 T）\n");
   for (int64_t n : {256, 1024, 4096, 32768}) {
     std::string a = fmt_bytes(4.0 * static_cast<double>(n) * static_cast<double>(n)),
                 b = fmt_bytes(8.0 * static_cast<double>(n));
@@ -197,7 +197,7 @@ OnlineSoftmaxResult run_lesson_online_softmax(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_online_softmax() {
   return {"online-softmax", "The online softmax: running max and rescaling, tile by tile; no T x T matrix",
-          "在线 softmax：逐块更新当前最大值并重新缩放；不需要 T x T 矩阵", printing(run_lesson_online_softmax)};
+          "在线 softmax：逐块更新当前最大值并重新缩放；不需要 T × T 矩阵", printing(run_lesson_online_softmax)};
 }
 
 }  // namespace sf::lessons

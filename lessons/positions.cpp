@@ -123,7 +123,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
             "斜率大的头看近处，斜率小的头看远处；这里没有要学习的参数，所以能外推到\n"
             "比训练时更长的序列。\n");
 
-  heading(out, 6, "Why order matters: 我喜欢苹果 and 我苹果喜欢", "为什么顺序重要：我喜欢苹果 与 我苹果喜欢");
+  heading(out, 6, "Why order matters: 我喜欢苹果 and 我苹果喜欢", "为什么顺序重要：“我喜欢苹果”与“我苹果喜欢”");
   // [excerpt: order]
   AttentionConfig cfg;
   cfg.d_model = 8;
@@ -142,8 +142,8 @@ PositionsResult run_lesson_positions(std::ostream& out) {
     return fmt_vec(reshape(slice(slice(t, 1, i, i + 1), 2, 0, 4), {-1}).to_vector(), 4);
   };
   out << tr(out, "without positions (first 4 of 8 channels):\n", "不加位置（前 4 个通道，共 8 个）：\n");
-  out << tr(out, "  苹果 in 我喜欢苹果: ", "  我喜欢苹果 中的 苹果：") << first4(a, 2) << "\n";
-  out << tr(out, "  苹果 in 我苹果喜欢: ", "  我苹果喜欢 中的 苹果：") << first4(b, 1) << "\n";
+  out << tr(out, "  苹果 in 我喜欢苹果: ", "  “我喜欢苹果”中的“苹果”：") << first4(a, 2) << "\n";
+  out << tr(out, "  苹果 in 我苹果喜欢: ", "  “我苹果喜欢”中的“苹果”：") << first4(b, 1) << "\n";
   r.order_blind_diff = std::max(
       {max_abs_diff(row(a, 0), row(b, 0)), max_abs_diff(row(a, 1), row(b, 2)), max_abs_diff(row(a, 2), row(b, 1))});
   out << tr(out, "  largest difference per token between the two orders: ", "  两种顺序下同一词元的最大差值：")
@@ -158,9 +158,9 @@ PositionsResult run_lesson_positions(std::ostream& out) {
   Tensor b2 = attn.forward(concat({wo, apple, like}, 1) + pe3);
   r.order_aware_diff = max_abs_diff(row(a2, 2), row(b2, 1));
   out << tr(out, "with sinusoidal positions added:\n", "加上正弦位置编码之后：\n");
-  out << tr(out, "  苹果 in 我喜欢苹果: ", "  我喜欢苹果 中的 苹果：") << first4(a2, 2) << "\n";
-  out << tr(out, "  苹果 in 我苹果喜欢: ", "  我苹果喜欢 中的 苹果：") << first4(b2, 1) << "\n";
-  out << tr(out, "  largest difference for 苹果: ", "  苹果 的最大差值：") << fmt(r.order_aware_diff, 4) << "\n";
+  out << tr(out, "  苹果 in 我喜欢苹果: ", "  “我喜欢苹果”中的“苹果”：") << first4(a2, 2) << "\n";
+  out << tr(out, "  苹果 in 我苹果喜欢: ", "  “我苹果喜欢”中的“苹果”：") << first4(b2, 1) << "\n";
+  out << tr(out, "  largest difference for 苹果: ", "  “苹果”的最大差值：") << fmt(r.order_aware_diff, 4) << "\n";
   return r;
 }
 

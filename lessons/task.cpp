@@ -267,24 +267,25 @@ TaskResult run_lesson_task(std::ostream& out) {
           "交叉熵：给正确字符的概率取 -ln");
   for (double p : {0.9, 0.5, 1.0 / static_cast<double>(r.vocab_size), 0.01})
     out << "  p = " << fmt(p, 4) << "  ->  -ln p = " << fmt(-std::log(p), 4) << "\n";
-  out << tr(out, "the largest |logit| in a freshly initialised bigram table: ", "刚初始化的二元组表里最大的 |logit|：")
+  out << tr(out,
+            "the largest |logit| in a freshly initialised bigram table: ", "刚初始化的二元语法表里最大的 |logit|：")
       << fmt(r.untrained_max_logit, 4) << "\n";
   out << tr(out, "a uniform guess gives every character p = 1/", "均匀猜测给每个字符 p = 1/") << r.vocab_size
       << tr(out, ", so its loss is ln ", "，所以它的损失是 ln ") << r.vocab_size << " = " << fmt(r.ln_vocab, 4) << "\n"
-      << tr(out, "a freshly initialised bigram table, on all of val: ", "刚初始化的二元组表，在整个验证集上：")
+      << tr(out, "a freshly initialised bigram table, on all of val: ", "刚初始化的二元语法表，在整个验证集上：")
       << fmt(r.untrained_bigram_val, 4) << "\n"
       << tr(out, "a freshly initialised 4-block GPT, on 32768 val characters: ",
             "刚初始化的 4 层 GPT，在 32768 个验证字符上：")
       << fmt(r.untrained_gpt_val, 4) << "\n";
 
-  heading(out, 3, "The best bigram table: counts", "最好的二元组表：计数");
+  heading(out, 3, "The best bigram table: counts", "最好的二元语法表：计数");
   out << tr(out, "count every pair (a, b) of neighbours in train, add 1, divide by the row's sum:\n",
             "数出训练集里每一对相邻字符 (a, b)，每个计数加 1，再除以该行的总和：\n")
       << tr(out, "val loss of the counted table: ", "计数得到的表的验证损失：") << fmt(r.counts_val, 4) << "\n";
 
-  heading(out, 4, "Training the bigram table", "训练二元组表");
-  out << tr(out, "Adam, lr ", "Adam，学习率 ") << kLr << ", " << kSteps << tr(out, " steps of ", " 步，每步 ") << kBatch
-      << " x " << kBlock
+  heading(out, 4, "Training the bigram table", "训练二元语法表");
+  out << tr(out, "Adam, lr ", "Adam，学习率 ") << kLr << tr(out, ", ", "，") << kSteps
+      << tr(out, " steps of ", " 步，每步 ") << kBatch << tr(out, " x ", " × ") << kBlock
       << tr(out, " characters; the loss on all of train and val:\n", " 个字符；整个训练集和验证集上的损失：\n")
       << tr(out, "  step   train    val\n", "  步数   训练     验证\n");
   for (size_t i = 0; i < r.curve_steps.size(); i += 10)
@@ -347,7 +348,7 @@ TaskResult run_lesson_task(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_task() {
   return {"task", "The task: next-character prediction, cross-entropy, a bigram table trained and sampled",
-          "任务：预测下一个字符、交叉熵、训练并采样一张二元组表", printing(run_lesson_task),
+          "任务：预测下一个字符、交叉熵、训练并采样一张二元语法表", printing(run_lesson_task),
           /*slow=*/true};
 }
 
