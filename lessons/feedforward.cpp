@@ -82,7 +82,8 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
   out << tr(out, "largest |gelu(x) - gelu_tanh(x)| on [-6, 6] = ", "|gelu(x) - gelu_tanh(x)| 在 [-6, 6] 上的最大值 = ")
       << fmt(r.tanh_approx_max_error, 6) << "\n";
 
-  heading(out, 3, "The feed-forward block: expand 4x, activate, project back", "前馈网络：扩大 4 倍、激活、再投影回来");
+  heading(out, 3, "The feed-forward block: expand 4x, activate, project back",
+          "前馈网络：扩大到 4 倍宽、激活、再投影回来");
   // [excerpt: ffn]
   const int64_t T = 3, C = 4, hidden = 4 * C;
   Generator gen(8);
@@ -134,8 +135,8 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
 
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_feedforward() {
-  return {"feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion", "前馈网络与 GELU：与 ReLU 对比、4 倍扩展",
-          printing(run_lesson_feedforward)};
+  return {"feedforward", "Feed-forward: GELU versus ReLU, the 4x expansion",
+          "前馈网络与 GELU：与 ReLU 对比、隐藏层扩大到 4 倍宽", printing(run_lesson_feedforward)};
 }
 
 }  // namespace sf::lessons

@@ -106,7 +106,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
   out << "|rope(q, 7)| / |q| = " << fmt(r.rope_norm_ratio, 6)
       << tr(out, ": a rotation keeps lengths\n", "：旋转不改变长度\n");
 
-  heading(out, 5, "ALiBi: no embedding, a penalty on distance in every head", "ALiBi：没有位置向量，每个头按距离扣分");
+  heading(out, 5, "ALiBi: no embedding, a penalty on distance in every head", "ALiBi：不加位置嵌入，每个头按距离扣分");
   // [excerpt: alibi]
   std::vector<double> slopes = alibi_slopes(4);        // one slope m_h per head
   Tensor bias = alibi_bias(slopes, 5, 5, DType::f64);  // (1, H, T, S): -m_h |t - s|
