@@ -40,7 +40,7 @@ namespace {
 // A tiny GPT on the built-in Markov corpus, `batch` rows per micro-batch, `accum` per step.
 Config tiny_run(const std::string& name, int64_t batch, int64_t accum, int64_t steps) {
   Config c;
-  c.data.dataset = "synthetic";
+  c.data.dataset = Dataset::synthetic;
   c.data.corpus_tokens = 20000;
   c.model.n_layer = 2;
   c.model.n_head = 2;

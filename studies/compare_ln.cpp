@@ -86,9 +86,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
     }
     study.base = config_from_json(j);
     validate_config(study.base);
-    if (study.base.model.type != "gpt" || is_seq2seq_dataset(study.base.data.dataset))
+    if (study.base.model.type != ModelType::gpt || is_seq2seq_dataset(study.base.data.dataset))
       throw ConfigError("model.type: the study trains a GPT on a language-modelling dataset, got " +
-                        study.base.model.type + " on " + study.base.data.dataset);
+                        std::string(option_name(study.base.model.type)) + " on " +
+                        option_name(study.base.data.dataset));
     if (o.train_curves && o.warmup_steps >= study.base.train.steps)
       throw ConfigError("compare.warmup_steps: must be shorter than train.steps (" +
                         std::to_string(study.base.train.steps) + "), got " + std::to_string(o.warmup_steps));
@@ -426,7 +427,7 @@ class Study {
         for (int64_t seed : seeds) {
           Config c = variant(base, p.norm, L, seed);
           c.optim.lr = p.lr;
-          c.schedule.name = "constant";
+          c.schedule.name = ScheduleKind::constant;
           c.schedule.warmup_steps = p.warm ? o.warmup_steps : 0;
           Run run;
           run.variant = norm_name(p.norm) + std::string("_ln_") + (p.warm ? "warmup" : "no_warmup");
@@ -597,7 +598,7 @@ class Study {
        << ", activation " << m.activation << ", positions " << m.pos_encoding << ", init " << m.init
        << (m.scale_embeddings ? ", token embeddings N(0, 1/n_embd) times sqrt(n_embd)" : ", unscaled token embeddings")
        << (m.tie_weights ? ", tied head" : ", untied head")
-       << "; Post-LN without a final LayerNorm, Pre-LN with one. Data `" << base.data.dataset << "`"
+       << "; Post-LN without a final LayerNorm, Pre-LN with one. Data `" << option_name(base.data.dataset) << "`"
        << (base.data.path.empty() ? "" : " (" + fs::path(base.data.path).filename().string() + ")") << ", batch "
        << base.train.batch_size << ". Seeds " << seeds.front() << ".." << seeds.back()
        << " (initial weights and batches); tables give mean ± sd over the seeds.\n\n";
@@ -703,7 +704,7 @@ class Study {
     if (!runs.empty()) {
       const int64_t tail = std::max<int64_t>(1, base.train.steps / 10);
       md << "\n## 4. Training: warmup and learning rate\n\n"
-         << base.optim.name << " (beta1 " << base.optim.beta1 << ", beta2 " << base.optim.beta2 << "), weight decay "
+         << option_name(base.optim.name) << " (beta1 " << base.optim.beta1 << ", beta2 " << base.optim.beta2 << "), weight decay "
          << base.optim.weight_decay << ", gradient clipping "
          << (base.optim.grad_clip > 0 ? num(base.optim.grad_clip) : "off") << ", " << base.train.steps
          << " steps, constant lr after a linear warmup of " << o.warmup_steps
