@@ -28,7 +28,7 @@ void add_eval_command(CLI::App& app) {
     SavedRun run = open_saved_run(*target);
     const Config& c = run.config;
     std::error_code ec;
-    if (c.data.dataset == "text" && !std::filesystem::exists(c.data.path, ec))
+    if (c.data.dataset == Dataset::text && !std::filesystem::exists(c.data.path, ec))
       throw DataError("eval: scoring the val split needs the run's training text, data.path = \"" + c.data.path +
                       "\", which is not there (moved, deleted, or a relative path from another working folder); "
                       "`scratchformer sample " +
@@ -41,7 +41,7 @@ void add_eval_command(CLI::App& app) {
                     "eval scores the val split of the text the run was trained on" + text +
                         ": restore that text, or train a new run on this one");
     std::printf("%s (step %lld)\n", run.record_path.c_str(), static_cast<long long>(run.record["step"].get<int64_t>()));
-    AutocastGuard autocast(parse_named(kPrecisionNames, c.precision.dtype, "precision.dtype"));
+    AutocastGuard autocast(c.precision.dtype);
     if (*iters > 0) {
       double est = task->estimate_loss("val", *iters, static_cast<uint64_t>(c.train.seed));
       std::printf("val loss (estimate, %lld batches): %.4f\n", static_cast<long long>(*iters), est);

@@ -56,7 +56,8 @@ void add_inspect_command(CLI::App& app) {
       std::ostringstream text;
       text << "cross-attention (decoder queries, encoder keys) of the first held-out example is drawn below.\n";
       if (r.alignment.empty()) {
-        text << "task \"" << c.data.dataset << "\": no fixed source position per output token, so no alignment share\n";
+        text << "task \"" << option_name(c.data.dataset)
+             << "\": no fixed source position per output token, so no alignment share\n";
       } else {
         text << "share of cross-attention on the " << r.alignment << " source position (mean over heads, " << r.examples
              << " held-out examples, " << r.positions << " output tokens):\n";

@@ -13,13 +13,18 @@ static constexpr int32_t kPlus = kFirstSymbol + 10;  // addition's '+'
 
 static int64_t numbers_with_digits(int64_t len) { return len == 1 ? 10 : 9 * int64_t(std::pow(10, len - 1)); }
 
-TaskKind check_seq2seq_config(const Seq2SeqConfig& c) {
-  TaskKind kind;
-  if (c.task == "copy") kind = TaskKind::copy;
-  else if (c.task == "reverse") kind = TaskKind::reverse;
-  else if (c.task == "sort") kind = TaskKind::sort;
-  else if (c.task == "addition") kind = TaskKind::addition;
-  else throw ConfigError("data.dataset: \"" + c.task + "\" is not a seq2seq task (copy, reverse, sort, addition)");
+const char* task_name(TaskKind task) {
+  switch (task) {
+    case TaskKind::copy: return "copy";
+    case TaskKind::reverse: return "reverse";
+    case TaskKind::sort: return "sort";
+    case TaskKind::addition: return "addition";
+  }
+  return "?";
+}
+
+void check_seq2seq_config(const Seq2SeqConfig& c) {
+  const TaskKind kind = c.task;
   if (c.min_len < 1) throw ConfigError("data.task_min_len: must be >= 1, got " + std::to_string(c.min_len));
   if (c.max_len < c.min_len)
     throw ConfigError("data.task_max_len: must be >= data.task_min_len (" + std::to_string(c.min_len) + "), got " +
@@ -44,7 +49,6 @@ TaskKind check_seq2seq_config(const Seq2SeqConfig& c) {
                       std::to_string(int64_t(space)) +
                       " possible inputs leaves too few to train on; "
                       "lower data.task_eval_size or raise data.task_max_len");
-  return kind;
 }
 
 std::vector<int32_t> solve(TaskKind task, const std::vector<int32_t>& src) {
@@ -88,8 +92,8 @@ static double inputs_in_class(TaskKind kind, int64_t cls, int64_t num_symbols) {
   return double(numbers_with_digits(cls / 32)) * double(numbers_with_digits(cls % 32));
 }
 
-Seq2SeqTask::Seq2SeqTask(const Seq2SeqConfig& cfg, uint64_t seed)
-    : cfg_(cfg), kind_(check_seq2seq_config(cfg)), gen_(seed) {
+Seq2SeqTask::Seq2SeqTask(const Seq2SeqConfig& cfg, uint64_t seed) : cfg_(cfg), kind_(cfg.task), gen_(seed) {
+  check_seq2seq_config(cfg);
   // Distinct draws, at most half of any length class's inputs: a class with few inputs (the 10
   // one-symbol sequences) would otherwise be held out whole and never trained on. This always
   // ends: a class of n >= 2 inputs may give floor(n/2) >= n/3 of them, so all classes together
@@ -189,12 +193,12 @@ int64_t Seq2SeqTask::max_src_len() const { return max_src_len_of(kind_, cfg_.max
 int64_t Seq2SeqTask::max_tgt_len() const { return max_tgt_len_of(kind_, cfg_.max_len); }
 
 nlohmann::json Seq2SeqTask::get_state() const {
-  return {{"kind", "seq2seq"}, {"task", cfg_.task}, {"rng", gen_.state()}, {"examples", drawn_}};
+  return {{"kind", "seq2seq"}, {"task", task_name(kind_)}, {"rng", gen_.state()}, {"examples", drawn_}};
 }
 
 void Seq2SeqTask::set_state(const nlohmann::json& s) {
-  if (!s.is_object() || s.value("kind", "") != "seq2seq" || s.value("task", "") != cfg_.task)
-    throw DataError("data state in checkpoint: not a state of the \"" + cfg_.task + "\" task");
+  if (!s.is_object() || s.value("kind", "") != "seq2seq" || s.value("task", "") != task_name(kind_))
+    throw DataError("data state in checkpoint: not a state of the \"" + std::string(task_name(kind_)) + "\" task");
   try {
     gen_.set_state(s.at("rng").get<std::vector<uint64_t>>());
     drawn_ = s.at("examples").get<int64_t>();

@@ -33,14 +33,17 @@
 namespace sf::data {
 
 enum class TaskKind { copy, reverse, sort, addition };
+// "copy", "reverse", "sort", "addition": how a task is named in a checkpoint's data state and
+// in messages (the config's names are train/options.h's).
+const char* task_name(TaskKind task);
 
 struct Seq2SeqConfig {
-  std::string task = "copy";  // "copy", "reverse", "sort" or "addition" (key data.dataset)
-  int64_t min_len = 1;        // shortest source in items; for addition, digits per number
-  int64_t max_len = 8;        // longest source in items; for addition, digits per number
-  int64_t num_symbols = 10;   // copy/reverse/sort: distinct content symbols (addition: 10 digits)
-  int64_t eval_size = 500;    // examples in the held-out set (at most half of each length's inputs)
-  uint64_t eval_seed = 4242;  // seed of the held-out set (fixed, independent of the run's seed)
+  TaskKind task = TaskKind::copy;  // key data.dataset
+  int64_t min_len = 1;             // shortest source in items; for addition, digits per number
+  int64_t max_len = 8;             // longest source in items; for addition, digits per number
+  int64_t num_symbols = 10;        // copy/reverse/sort: distinct content symbols (addition: 10 digits)
+  int64_t eval_size = 500;         // examples in the held-out set (at most half of each length's inputs)
+  uint64_t eval_seed = 4242;       // seed of the held-out set (fixed, independent of the run's seed)
 };
 
 struct Example {
@@ -50,9 +53,9 @@ struct Example {
 
 inline constexpr int32_t kPad = 0, kBos = 1, kEos = 2, kFirstSymbol = 3;
 
-// Validates a config: ConfigError naming data.dataset / data.task_min_len / data.task_max_len /
+// Validates a config: ConfigError naming data.task_min_len / data.task_max_len /
 // data.task_symbols / data.task_eval_size.
-TaskKind check_seq2seq_config(const Seq2SeqConfig& cfg);
+void check_seq2seq_config(const Seq2SeqConfig& cfg);
 
 // The longest sequence a task's model reads or writes, in tokens, for sources of at most
 // `max_len` items (digits per number for addition): the longest source, or the longest target

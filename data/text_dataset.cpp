@@ -39,10 +39,12 @@ std::string read_corpus(const fs::path& path, std::vector<fs::path>* files_read)
 }
 
 std::shared_ptr<const Tokenizer> make_tokenizer(const TokenizerConfig& cfg, const std::string& text) {
-  if (cfg.type == "char") return std::make_shared<CharTokenizer>(CharTokenizer::build(text, cfg.unk));
-  if (cfg.type == "bpe")
-    return std::make_shared<BpeTokenizer>(BpeTokenizer::train(text, cfg.vocab_size, cfg.gpt2_split));
-  throw ConfigError("data.tokenizer: \"" + cfg.type + "\" is not a tokenizer (expected \"char\" or \"bpe\")");
+  switch (cfg.type) {
+    case TokenizerKind::chars: break;
+    case TokenizerKind::bpe:
+      return std::make_shared<BpeTokenizer>(BpeTokenizer::train(text, cfg.vocab_size, cfg.gpt2_split));
+  }
+  return std::make_shared<CharTokenizer>(CharTokenizer::build(text, cfg.unk));
 }
 
 static fs::path cache_path_for(const fs::path& path) {
@@ -63,7 +65,7 @@ LmData load_text_dataset(const TextDataConfig& cfg, const TokenizerConfig& tok_c
 
   LmData data;
   if (!tokenizer) {
-    if (tok_cfg.type == "bpe") {
+    if (tok_cfg.type == TokenizerKind::bpe) {
       // BPE learns from the training part only (by bytes; close to the token split below).
       size_t train_bytes = static_cast<size_t>(std::floor(double(text.size()) * (1.0 - cfg.val_fraction)));
       tokenizer = make_tokenizer(tok_cfg, text.substr(0, std::max<size_t>(train_bytes, 1)));

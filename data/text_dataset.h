@@ -14,11 +14,14 @@
 
 namespace sf::data {
 
+// Unicode code points, or byte-level BPE trained on the text (key data.tokenizer: "char", "bpe").
+enum class TokenizerKind { chars, bpe };
+
 struct TokenizerConfig {
-  std::string type = "char";  // "char" or "bpe"
-  bool unk = false;           // char: map unknown characters to an <unk> id instead of failing
-  int32_t vocab_size = 512;   // bpe: target vocabulary size (>= 256)
-  bool gpt2_split = true;     // bpe: GPT-2 style pre-split before merging
+  TokenizerKind type = TokenizerKind::chars;
+  bool unk = false;          // char: map unknown characters to an <unk> id instead of failing
+  int32_t vocab_size = 512;  // bpe: target vocabulary size (>= 256)
+  bool gpt2_split = true;    // bpe: GPT-2 style pre-split before merging
 };
 
 struct TextDataConfig {
@@ -33,7 +36,7 @@ struct TextDataConfig {
 // naming the file). `files_read` lists the files in the order they were concatenated.
 std::string read_corpus(const std::filesystem::path& path, std::vector<std::filesystem::path>* files_read = nullptr);
 
-// Builds (char) or trains (bpe) a tokenizer on `text`. ConfigError naming "data.tokenizer".
+// Builds (char) or trains (bpe) a tokenizer on `text`.
 std::shared_ptr<const Tokenizer> make_tokenizer(const TokenizerConfig& cfg, const std::string& text);
 
 // Loads, tokenizes and splits. With `tokenizer` given (a resumed run or a fine-tune), it is used

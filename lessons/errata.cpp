@@ -103,9 +103,8 @@ ErrataResult run_lesson_errata(std::ostream& out) {
   return r;
 }
 
-void errata_articles(std::ostream& out, ErrataResult& r) {
-  manual_seed(17);  // the modules built without a Generator of their own draw from this one
-
+// Article 003's positional-encoding table, and sinusoidal positions have no parameters.
+static void errata_positions(std::ostream& out, ErrataResult& r) {
   heading(out, 1, "Article 003's positional-encoding table is not the sinusoidal one",
           "文章 003 的位置编码表不是正弦位置编码");
   // [excerpt: pe]
@@ -146,7 +145,10 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "nothing to learn. Learned positions (GPT-2's wpe) are a different scheme.\n",
             "文章说正弦位置编码“可学习”：它是固定的函数，没有任何要学的参数。可学习的位置嵌入\n"
             "（GPT-2 的 wpe）是另一种方案。\n");
+}
 
+// Article 003's softmax sum: rounded before adding.
+static void errata_softmax(std::ostream& out, ErrataResult& r) {
   heading(out, 2, "Article 003's softmax: the sum is 4.3535, not 4.36",
           "文章 003 的 softmax：指数和是 4.3535，不是 4.36");
   // [excerpt: softmax]
@@ -175,7 +177,10 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "prints (0.275, 0.344, 0.381): an illustrative rounding, not an error in the result.\n",
             "4.36 是先舍入再相加的结果。权重在文章给出的 3 位小数上是一致的（0.275、0.344、0.381）：\n"
             "这是示意性的舍入，结论本身没有错。\n");
+}
 
+// Article 003's attention output: a mix of value vectors, not the embedding.
+static void errata_mix(std::ostream& out, ErrataResult& r) {
   heading(out, 3, "Article 003 reads the output against the embedding, but it is a mix of values",
           "文章 003 拿输出和原始嵌入逐维比较，但输出是值向量的加权混合");
   // [excerpt: mix]
@@ -203,7 +208,10 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "没有上下文（权重 [0, 0, 1]），第 1 维也会从 -0.1“升”到 0.1，第 4 维也会从 -0.3“翻\n"
             "号”成 0.3：文章的解读（主语的存在感、喜欢带来的积极情感）说的是它编出来的 V，而\n"
             "不是上下文。在真实的层里，这个输出还要乘 W_O，再加回 x。\n");
+}
 
+// Article 003's heads: d_k = d_model / h, and what the article's scheme costs.
+static void errata_heads(std::ostream& out, ErrataResult& r) {
   heading(out, 4, "Article 003's heads each output d_model values; d_k = d_model / h says otherwise",
           "文章 003 的每个头都输出 d_model 维；d_k = d_model / h 说的不是这样");
   // [excerpt: heads]
@@ -243,7 +251,10 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "d_model 维，多头注意力的开销与一个全宽的单头相同。每个头都输出 d_model 维、再由 W_O\n"
             "压缩，开销是 h 倍。文章 000 给出的约 2.36M（d_model 768、h 12）是对的（第 7 课：\n"
             "2,359,296）。（均匀分布每项是 1/3：三个 0.33 加起来只有 0.99。）\n");
+}
 
+// Article 004's Pre-LN layer (5), then its norm1(x) computed three times (6), on the same block.
+static void errata_layer_norms(std::ostream& out, ErrataResult& r) {
   heading(out, 5, "Article 004's encoder layer is Pre-LN, without saying so",
           "文章 004 的编码器层是 Pre-LN，却没有说明");
   // [excerpt: pre_post]
@@ -309,8 +320,12 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "in one matmul).\n",
             "无害：数值相同，梯度也相同，只是每层多做了两次层归一化，计算图里多了几个节点。算一次\n"
             "就够了（我们的 c_attn 甚至用一次矩阵乘法同时得到 q、k、v）。\n");
+}
 
+// Article 004's masked_fill whose result is dropped.
+static void errata_mask_snippet(std::ostream& out, ErrataResult& r) {
   heading(out, 7, "Article 004's mask snippet throws its result away", "文章 004 的掩码代码把结果丢掉了");
+  const Tensor K = Tensor::from_vector(kK, {3, 4}, DType::f64);  // as in errata_softmax
   // [excerpt: mask]
   Tensor scores = matmul_bt(Tensor::from_vector(kQ, {3, 4}, DType::f64), K) * 0.5;       // (3, 3)
   Tensor future = Tensor::from_vector({0, 1, 1, 0, 0, 1, 0, 0, 0}, {3, 3}, DType::f64);  // mask == 0
@@ -329,6 +344,18 @@ void errata_articles(std::ostream& out, ErrataResult& r) {
             "masked_fill 返回一个新张量（PyTorch 里也是这样，原地修改的是 masked_fill_）。不赋值的话，\n"
             "掩码什么也没改变，我 会关注到 喜欢 和 苹果，也就是未来。文章自己的注意力函数写对了：\n"
             "scores = scores.masked_fill(...)。\n");
+}
+
+// The seven examples of articles 003 and 004, in the articles' order (the modules built without
+// a Generator of their own draw from one seeded generator, so the order is part of the output).
+void errata_articles(std::ostream& out, ErrataResult& r) {
+  manual_seed(17);
+  errata_positions(out, r);
+  errata_softmax(out, r);
+  errata_mix(out, r);
+  errata_heads(out, r);
+  errata_layer_norms(out, r);
+  errata_mask_snippet(out, r);
 }
 
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).

@@ -40,7 +40,7 @@ namespace {
 // A tiny GPT on the built-in Markov corpus, `batch` rows per micro-batch, `accum` per step.
 Config tiny_run(const std::string& name, int64_t batch, int64_t accum, int64_t steps) {
   Config c;
-  c.data.dataset = "synthetic";
+  c.data.dataset = Dataset::synthetic;
   c.data.corpus_tokens = 20000;
   c.model.n_layer = 2;
   c.model.n_head = 2;
@@ -107,11 +107,21 @@ Config gpt2_small() {
   return c;
 }
 
+// A network link of the cost model (steps 4 and 5): bandwidth and latency per hop.
+struct Link {
+  const char* name;
+  double bytes_per_s, alpha;
+};
+const std::vector<Link> kLinks = {{"Ethernet 25 Gb/s", 25e9 / 8, 5e-6},
+                                  {"InfiniBand 100 Gb/s", 100e9 / 8, 5e-6},
+                                  {"InfiniBand 200 Gb/s", 200e9 / 8, 5e-6},
+                                  {"InfiniBand 400 Gb/s", 400e9 / 8, 5e-6},
+                                  {"NVLink 300 GB/s", 300e9, 1e-6}};
+
 }  // namespace
 
-ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
-  ScalingOutResult r;
-
+// Step 1: the mean of two micro-batches' gradients against one batch of eight.
+static void scaling_mean_gradient(std::ostream& out, ScalingOutResult& r) {
   heading(out, 1, "The mean of micro-batch gradients is the big batch's gradient", "微批次梯度的平均就是大批次的梯度");
   // The loss of a batch is the mean over its rows, so its gradient is the mean of the rows'
   // gradients: cut the batch into M equal micro-batches and the mean of their M gradients is the
@@ -144,7 +154,10 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       << rounding_level(out, r.gradient_diff, 1e-6) << "\n"
       << tr(out, "(float32 epsilon is 1.19e-07: the same sum, added in another order)\n",
             "（float32 的机器精度是 1.19e-07：同一个和，只是相加的顺序不同）\n");
+}
 
+// Step 2: twenty steps with accumulation against one big batch.
+static void scaling_accumulation(std::ostream& out, ScalingOutResult& r) {
   heading(out, 2, "Twenty steps: accumulation against one big batch", "二十步训练：梯度累积与一个大批次");
   const int64_t steps = 20;
   r.big = losses_of(tiny_run("big", 8, 1, steps));
@@ -164,7 +177,10 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       << rounding_level(out, r.accum2_diff, 1e-5) << tr(out, ", 4 x 2 ", "，4 x 2 为 ")
       << rounding_level(out, r.accum4_diff, 1e-5) << tr(out, ", batch 4 without accumulation ", "，不累积的批次 4 为 ")
       << fmt_sci(r.small_diff, 2) << "\n";
+}
 
+// Step 3: a ring all-reduce simulated on four ranks.
+static void scaling_ring(std::ostream& out, ScalingOutResult& r) {
   heading(out, 3, "A ring all-reduce, simulated: what each rank sends", "模拟一次环形 all-reduce：每个 rank 发送多少");
   // N ranks in a ring, each with a buffer of N chunks. Reduce-scatter: in N - 1 steps each rank
   // passes one chunk to its right neighbour, which adds it to its own; then rank r holds the full
@@ -207,7 +223,10 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
   for (int ranks : {2, 8, 64, 1024}) out << fmt(2.0 * (ranks - 1) / ranks, 3) << " ";
   out << tr(out, "(it never passes 2: the bytes per rank barely grow with N)\n",
             "（永远不超过 2：每个 rank 的字节数几乎不随 N 增长）\n");
+}
 
+// Step 4: the all-reduce's cost model on five links; returns its formula for step 5.
+static auto scaling_allreduce_cost(std::ostream& out, ScalingOutResult& r) {
   heading(out, 4, "What an all-reduce of the gradients costs: a model, not a measurement",
           "梯度 all-reduce 的代价：一个模型，不是测量");
   // t = 2 (N - 1) alpha + 2 (N - 1) / N * bytes / bandwidth: per step a latency alpha, plus the
@@ -216,15 +235,6 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
   Config ours = load_config(std::string(SF_SOURCE_DIR) + "/configs/default.json");
   r.default_params = estimate_model_size(ours, 65).parameters;  // 65 characters in Tiny Shakespeare
   r.gpt2_params = estimate_model_size(gpt2_small(), 50257).parameters;
-  struct Link {
-    const char* name;
-    double bytes_per_s, alpha;
-  };
-  const std::vector<Link> links = {{"Ethernet 25 Gb/s", 25e9 / 8, 5e-6},
-                                   {"InfiniBand 100 Gb/s", 100e9 / 8, 5e-6},
-                                   {"InfiniBand 200 Gb/s", 200e9 / 8, 5e-6},
-                                   {"InfiniBand 400 Gb/s", 400e9 / 8, 5e-6},
-                                   {"NVLink 300 GB/s", 300e9, 1e-6}};
   auto pad = [](const std::string& s, int width) {  // by display width, and at least one space
     return display_width(s) < width ? pad_right(s, width) : s + " ";
   };
@@ -247,7 +257,7 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
     std::string row = "  " + pad(tr(out, "link", "链路"), 21);
     for (int N : gpus) row += pad("N=" + std::to_string(N), 10);
     print_row(row);
-    for (const Link& l : links) {
+    for (const Link& l : kLinks) {
       row = "  " + pad(l.name, 21);
       for (int N : gpus) {
         double ms = 1e3 * allreduce_seconds(bytes, N, l);
@@ -257,7 +267,12 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       print_row(row);
     }
   }
+  return allreduce_seconds;
+}
 
+// Step 5: GPT-2 small over more and more GPUs, and the memory that ZeRO shards.
+template <class Cost>
+static void scaling_limits(std::ostream& out, ScalingOutResult& r, const Cost& allreduce_seconds) {
   heading(out, 5, "Where data parallelism stops helping", "数据并行在哪里不再有用");
   // GPT-2 small with a fixed global batch of 512 sequences of 1024 tokens (about 0.5M tokens, as
   // GPT-2 used), split over N GPUs. Compute: 6 * params * tokens FLOPs at an assumed 100 TFLOP/s
@@ -269,7 +284,7 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
             "  GPU 数  每 GPU 序列数    计算毫秒     all-reduce 毫秒  all-reduce 所占比例\n");
   for (int N : {8, 64, 256, 512}) {
     double compute_ms = 1e3 * 6.0 * static_cast<double>(r.gpt2_params) * tokens / N / flops;
-    double comm_ms = 1e3 * allreduce_seconds(4.0 * static_cast<double>(r.gpt2_params), N, links[2]);
+    double comm_ms = 1e3 * allreduce_seconds(4.0 * static_cast<double>(r.gpt2_params), N, kLinks[2]);
     r.dp_share.push_back(comm_ms / (compute_ms + comm_ms));
     std::string a = std::to_string(N), b = std::to_string(512 / N), c = fmt(compute_ms, 1), d = fmt(comm_ms, 1);
     out << "  " << a << std::string(7 - a.size(), ' ') << b << std::string(16 - b.size(), ' ') << c
@@ -288,6 +303,15 @@ ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
       << tr(out, ", ZeRO-1 (Adam moments sharded) ", "，ZeRO-1（切分 Adam 动量）") << fmt(r.memory_gb[1], 2)
       << tr(out, ", ZeRO-2 (+ gradients) ", "，ZeRO-2（再切分梯度）") << fmt(r.memory_gb[2], 2)
       << tr(out, ", ZeRO-3 (+ weights) ", "，ZeRO-3（再切分权重）") << fmt(r.memory_gb[3], 3) << "\n";
+}
+
+ScalingOutResult run_lesson_scaling_out(std::ostream& out) {
+  ScalingOutResult r;
+  scaling_mean_gradient(out, r);
+  scaling_accumulation(out, r);
+  scaling_ring(out, r);
+  const auto allreduce_seconds = scaling_allreduce_cost(out, r);
+  scaling_limits(out, r, allreduce_seconds);
   return r;
 }
 

@@ -57,10 +57,8 @@ static int64_t occurrences(const std::string& text, const std::string& needle) {
   return n;
 }
 
-TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
-  TokenizeZhResult r;
-  const std::string sentence = "我喜欢苹果";
-
+// Step 1: one token per character.
+static void zh_characters(std::ostream& out, TokenizeZhResult& r, const std::string& sentence) {
   heading(out, 1, "Characters: 我喜欢苹果 is five tokens", "按字切分：我喜欢苹果是五个词元");
   // [excerpt: chars]
   std::vector<char32_t> cps = data::utf8_decode(sentence);  // one token per code point
@@ -81,13 +79,16 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "5 个字，5 个词元：喜欢是两个词元（喜、欢），苹果也是两个（苹、果）。第 5 课（注意力）\n"
             "和文章 003 把这句话分成 我 / 喜欢 / 苹果 三个词，那是中文分词工具的切法；按字建模的模型\n"
             "看不到这种切分，喜和欢属于同一个词，要靠它自己从数据里学出来。\n");
+}
 
+// Step 2: the characters' UTF-8 bytes.
+static void zh_bytes(std::ostream& out, TokenizeZhResult& r, const std::string& sentence) {
   heading(out, 2, "UTF-8 bytes: three per character here", "UTF-8 字节：这里每个字三个字节");
   for (const std::string& ch : r.sentence_chars) out << "  " << ch << "  " << hex_bytes(ch) << "\n";
   r.sentence_bytes = static_cast<int64_t>(sentence.size());
-  out << tr(out, "bytes: ", "字节数：") << r.sentence_bytes << tr(out, " for ", "，字数：") << cps.size()
+  out << tr(out, "bytes: ", "字节数：") << r.sentence_bytes << tr(out, " for ", "，字数：") << r.sentence_chars.size()
       << tr(out, " characters (", "（每字 ")
-      << fmt(static_cast<double>(r.sentence_bytes) / static_cast<double>(cps.size()), 1)
+      << fmt(static_cast<double>(r.sentence_bytes) / static_cast<double>(r.sentence_chars.size()), 1)
       << tr(out, " per character)\n", " 字节）\n");
   out << tr(out,
             "Every CJK character from U+0800 to U+FFFF takes 3 bytes: a lead byte 1110xxxx and\n"
@@ -96,7 +97,16 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "U+0800 到 U+FFFF 之间的汉字都占 3 个字节：一个 1110xxxx 的首字节，加两个 10xxxxxx\n"
             "的后续字节。按字节读入的模型看到的我喜欢苹果是 15 个词元，而像 e6 这样的单个字节\n"
             "本身没有任何意义。\n");
+}
 
+// The poems the lesson reads, and their character vocabulary.
+struct Poems {
+  std::string tang, song;
+  CharTokenizer chars;
+};
+
+// Step 3: the Tang poems counted in characters and bytes.
+static Poems zh_poems(std::ostream& out, TokenizeZhResult& r) {
   heading(out, 3, "The Tang poems: characters and bytes", "唐诗：字数与字节数");
   // [excerpt: poems]
   std::string tang = data::read_fortune_poems(data::fortune_poems_path("tang300"));
@@ -128,7 +138,11 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "poems never use; 喜欢 as a word does not occur at all. Bytes can spell anything.\n",
             "按字的词表给每个出现过的字一个编号，唐诗里没用过的字就没有编号；喜欢这个词在唐诗里\n"
             "一次也没出现。字节则什么字都拼得出来。\n");
+  return {std::move(tang), std::move(song), std::move(chars)};
+}
 
+// Step 4: byte-level BPE trained on the Tang poems, and what it merges first.
+static BpeTokenizer zh_first_merges(std::ostream& out, TokenizeZhResult& r, const std::string& tang) {
   heading(out, 4, "Byte-level BPE on the poems: the first merges", "在唐诗上学字节级 BPE：最先学到的合并");
   // [excerpt: bpe]
   BpeTokenizer bpe = BpeTokenizer::train(tang, 4096);  // 256 bytes + 3840 merges
@@ -167,7 +181,16 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "e5 a4 ……），这种片段几百个字共用。第 9 次合并就把“，”和下一个字的首字节连在了一起：\n"
             "GPT-2 的预切分把所有 >= 0x80 的字节都当成字母，所以一整行诗是一个块，标点也会跟\n"
             "汉字合并。\n");
+  return bpe;
+}
 
+// Step 5: tokens per character for the first 256 ... 4096 tokens of that BPE run.
+static void zh_vocab_growth(std::ostream& out, TokenizeZhResult& r, const Poems& poems, const BpeTokenizer& bpe,
+                            const std::string& sentence) {
+  const std::string& tang = poems.tang;
+  const std::string& song = poems.song;
+  const CharTokenizer& chars = poems.chars;
+  const auto& merges = bpe.merges();
   heading(out, 5, "Tokens per character as the vocabulary grows", "词表变大时，每个字需要几个词元");
   std::vector<std::vector<std::string>> growth{
       {tr(out, "vocab", "词表"), tr(out, "merges", "合并数"), tr(out, "tang: tokens/char", "唐诗：词元/字"),
@@ -205,7 +228,10 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "在唐诗上学到的合并，用到宋词上效果打了折扣：词表贴合的是训练它的文本。我喜欢苹果\n"
             "缩短得不如唐诗本身多：苹和果在唐诗里太少见（见第 3 步），没有轮到自己的合并，仍是\n"
             "字节碎片。\n");
+}
 
+// Step 6: what a larger vocabulary buys in length and costs in weights.
+static void zh_trade_off(std::ostream& out, TokenizeZhResult& r) {
   heading(out, 6, "The trade-off: vocabulary size against sequence length", "权衡：词表大小与序列长度");
   // A model of width C = 384 with a context of 256 tokens (the default experiment's sizes).
   const int64_t C = 384, context = 256;
@@ -241,6 +267,17 @@ TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
             "注意力的开销随长度平方增长，所以字节要付两次代价：同样的上下文只装得下约三分之一的\n"
             "文字，而每个字要付出约八倍的注意力分数。词表每翻一倍，序列缩短得比上一次少，嵌入表\n"
             "却翻一倍（不共享权重时，输出层也有同样的 V*C 个权重）。\n");
+}
+
+TokenizeZhResult run_lesson_tokenize_zh(std::ostream& out) {
+  TokenizeZhResult r;
+  const std::string sentence = "我喜欢苹果";
+  zh_characters(out, r, sentence);
+  zh_bytes(out, r, sentence);
+  const Poems poems = zh_poems(out, r);
+  const BpeTokenizer bpe = zh_first_merges(out, r, poems.tang);
+  zh_vocab_growth(out, r, poems, bpe, sentence);
+  zh_trade_off(out, r);
   return r;
 }
 

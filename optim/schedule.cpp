@@ -9,21 +9,6 @@
 
 namespace sf {
 
-const char* schedule_name(ScheduleKind kind) {
-  switch (kind) {
-    case ScheduleKind::cosine: return "cosine";
-    case ScheduleKind::linear: return "linear";
-    case ScheduleKind::noam: return "noam";
-    default: return "constant";
-  }
-}
-
-ScheduleKind parse_schedule_kind(const std::string& name) {
-  for (ScheduleKind k : {ScheduleKind::constant, ScheduleKind::cosine, ScheduleKind::linear, ScheduleKind::noam})
-    if (name == schedule_name(k)) return k;
-  throw ConfigError("schedule: unknown kind '" + name + "' (valid: constant, cosine, linear, noam)");
-}
-
 void validate(const ScheduleOptions& o) {
   auto fail = [](const std::string& what) { throw ConfigError("schedule." + what); };
   if (!std::isfinite(o.lr) || o.lr <= 0) fail("lr must be > 0, got " + std::to_string(o.lr));

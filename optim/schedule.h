@@ -22,9 +22,6 @@
 namespace sf {
 
 enum class ScheduleKind { constant, cosine, linear, noam };
-const char* schedule_name(ScheduleKind kind);  // "constant", "cosine", "linear", "noam"
-// Parses a name; throws ConfigError listing the valid names.
-ScheduleKind parse_schedule_kind(const std::string& name);
 
 struct ScheduleOptions {
   ScheduleKind kind = ScheduleKind::constant;

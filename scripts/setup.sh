@@ -15,12 +15,13 @@
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
 # fortunes-zh holds the Tang and Song poems (datasets "tang" and "song"). libssl-dev (OpenSSL's
 # libcrypto) computes SHA-256 and libutfcpp-dev validates UTF-8: well-kept libraries instead of
-# code of our own. libopenmpi-dev and openmpi-bin (Open MPI) run data-parallel training,
+# code of our own. libkainjow-mustache-dev (header-only Mustache) fills the Pre-LN/Post-LN study's
+# report template (studies/compare_ln_report.md). libopenmpi-dev and openmpi-bin (Open MPI) run data-parallel training,
 # `mpirun -np N scratchformer train CONFIG`; the build works without them (one process).
 set -euo pipefail
 
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
-          nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev gnuplot-nox graphviz fonts-wqy-zenhei
+          nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev libkainjow-mustache-dev gnuplot-nox graphviz fonts-wqy-zenhei
           fortunes-zh libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in

@@ -12,9 +12,12 @@
 #include <ostream>
 #include <sstream>
 
+#include <kainjow/mustache.hpp>
+
 #include "autograd/ops.h"
 #include "data/lm_batches.h"
 #include "nn/gpt.h"
+#include "studies/compare_ln_report.h"
 #include "train/atomic_file.h"
 #include "train/lm_data.h"
 #include "train/metrics.h"
@@ -86,9 +89,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
     }
     study.base = config_from_json(j);
     validate_config(study.base);
-    if (study.base.model.type != "gpt" || is_seq2seq_dataset(study.base.data.dataset))
+    if (study.base.model.type != ModelType::gpt || is_seq2seq_dataset(study.base.data.dataset))
       throw ConfigError("model.type: the study trains a GPT on a language-modelling dataset, got " +
-                        study.base.model.type + " on " + study.base.data.dataset);
+                        std::string(option_name(study.base.model.type)) + " on " +
+                        option_name(study.base.data.dataset));
     if (o.train_curves && o.warmup_steps >= study.base.train.steps)
       throw ConfigError("compare.warmup_steps: must be shorter than train.steps (" +
                         std::to_string(study.base.train.steps) + "), got " + std::to_string(o.warmup_steps));
@@ -320,6 +324,166 @@ bool flat_in_every_seed(const std::vector<double>& pre_ratios, const std::vector
   return true;
 }
 
+// ---- the report ----
+
+namespace {
+
+// What the report says, as text ready to print: filled by the study from its measurements
+// (Study::findings), printed by render_report through studies/compare_ln_report.md. Each field is
+// the template's {{name}} of the same name; a bool opens a {{#section}}, a list repeats one.
+struct ReportFindings {
+  struct Row {  // a table row: layer or depth, Post-LN, Pre-LN
+    std::string label, post, pre;
+  };
+  struct Variant {
+    std::string variant, train_loss, val_loss;
+  };
+  struct SweepRow {
+    std::string lr, post_no_warmup, post_warmup, pre_no_warmup, gap;
+    bool matters;
+  };
+  struct Summary {  // one finding beside the paper's
+    std::string id, ours, paper, result;
+  };
+  // The setting.
+  std::string layers, n_embd, n_head, block_size, activation, pos_encoding, init;
+  bool scale_embeddings = false, tie_weights = false;
+  std::string dataset, data_file, batch_size, seed_first, seed_last, n_seeds;
+  // 1. Gradient norms per layer at initialisation; findings 1a and 1b.
+  std::string grad_batches;
+  std::vector<Row> grad_rows;
+  std::string post_ratio, pre_ratio, post_ratio_seeds, pre_ratio_seeds, bar, inverse_bar;
+  bool post_mean_only = false;  // the mean passes the bar, not every seed
+  std::string post_not_growing, verdict_1a;
+  std::string pre_below_post, pre_flat;
+  bool pre_falls = false;
+  std::string pre_change, verdict_1b;
+  // 2. The last layer versus depth; findings 2a and 2b (with two depths or more).
+  std::vector<Row> depth_rows;
+  bool depth_fit = false;
+  std::string post_slope_seeds, pre_slope_seeds, pre_top_norms, pre_top_slope, pre_input_norm, deepest;
+  std::string post_slope, pre_slope, verdict_2a, verdict_2b;
+  // 3. Hidden-state norms.
+  std::vector<Row> hidden_rows;
+  std::string post_hidden_growth, pre_hidden_growth, sqrt_n_embd;
+  // 4. Training; finding 4 and the learning-rate sweep.
+  bool training = false;
+  std::string optimizer, beta1, beta2, weight_decay, grad_clip, steps, warmup_steps, eval_iters, lr, lr_short, tail;
+  std::vector<Variant> variant_rows;
+  bool post_diverged = false;
+  std::string post_gap, pre_gap, verdict_4;
+  bool sweep = false;
+  std::vector<SweepRow> sweep_rows;
+  std::string first_matters;  // "" when warmup matters at none of the swept rates
+  // Notes (diverged runs, missing images) and the closing table.
+  std::vector<std::string> notes;
+  std::vector<Summary> summary;
+};
+
+using Mustache = kainjow::mustache::mustache;
+using MustacheData = kainjow::mustache::data;
+
+template <class T, class F>
+MustacheData list_of(const std::vector<T>& items, F&& to_data) {
+  MustacheData list(MustacheData::type::list);
+  for (const T& item : items) list.push_back(to_data(item));
+  return list;
+}
+
+MustacheData report_data(const ReportFindings& f) {
+  MustacheData d;
+  auto text = [&](const char* name, const std::string& v) { d.set(name, v); };
+  auto flag = [&](const char* name, bool v) { d.set(name, MustacheData(v)); };
+  auto rows = [&](const char* name, const std::vector<ReportFindings::Row>& v, const char* label) {
+    d.set(name, list_of(v, [&](const ReportFindings::Row& r) {
+            MustacheData row;
+            row.set(label, r.label);
+            row.set("post", r.post);
+            row.set("pre", r.pre);
+            return row;
+          }));
+  };
+  text("layers", f.layers), text("n_embd", f.n_embd), text("n_head", f.n_head), text("block_size", f.block_size);
+  text("activation", f.activation), text("pos_encoding", f.pos_encoding), text("init", f.init);
+  flag("scale_embeddings", f.scale_embeddings), flag("tie_weights", f.tie_weights);
+  text("dataset", f.dataset);
+  if (!f.data_file.empty()) text("data_file", f.data_file);
+  text("batch_size", f.batch_size), text("seed_first", f.seed_first), text("seed_last", f.seed_last);
+  text("n_seeds", f.n_seeds);
+  text("grad_batches", f.grad_batches);
+  rows("grad_rows", f.grad_rows, "layer");
+  text("post_ratio", f.post_ratio), text("pre_ratio", f.pre_ratio);
+  text("post_ratio_seeds", f.post_ratio_seeds), text("pre_ratio_seeds", f.pre_ratio_seeds);
+  text("bar", f.bar), text("inverse_bar", f.inverse_bar);
+  flag("post_mean_only", f.post_mean_only);
+  text("post_not_growing", f.post_not_growing), text("verdict_1a", f.verdict_1a);
+  text("pre_below_post", f.pre_below_post), text("pre_flat", f.pre_flat);
+  flag("pre_falls", f.pre_falls);
+  text("pre_change", f.pre_change), text("verdict_1b", f.verdict_1b);
+  rows("depth_rows", f.depth_rows, "layers");
+  flag("depth_fit", f.depth_fit);
+  text("post_slope_seeds", f.post_slope_seeds), text("pre_slope_seeds", f.pre_slope_seeds);
+  text("pre_top_norms", f.pre_top_norms), text("pre_top_slope", f.pre_top_slope);
+  text("pre_input_norm", f.pre_input_norm), text("deepest", f.deepest);
+  text("post_slope", f.post_slope), text("pre_slope", f.pre_slope);
+  text("verdict_2a", f.verdict_2a), text("verdict_2b", f.verdict_2b);
+  rows("hidden_rows", f.hidden_rows, "layer");
+  text("post_hidden_growth", f.post_hidden_growth), text("pre_hidden_growth", f.pre_hidden_growth);
+  text("sqrt_n_embd", f.sqrt_n_embd);
+  flag("training", f.training);
+  text("optimizer", f.optimizer), text("beta1", f.beta1), text("beta2", f.beta2);
+  text("weight_decay", f.weight_decay), text("grad_clip", f.grad_clip), text("steps", f.steps);
+  text("warmup_steps", f.warmup_steps), text("eval_iters", f.eval_iters);
+  text("lr", f.lr), text("lr_short", f.lr_short), text("tail", f.tail);
+  d.set("variant_rows", list_of(f.variant_rows, [](const ReportFindings::Variant& v) {
+          MustacheData row;
+          row.set("variant", v.variant);
+          row.set("train_loss", v.train_loss);
+          row.set("val_loss", v.val_loss);
+          return row;
+        }));
+  flag("post_diverged", f.post_diverged);
+  text("post_gap", f.post_gap), text("pre_gap", f.pre_gap), text("verdict_4", f.verdict_4);
+  flag("sweep", f.sweep);
+  d.set("sweep_rows", list_of(f.sweep_rows, [](const ReportFindings::SweepRow& r) {
+          MustacheData row;
+          row.set("lr", r.lr);
+          row.set("post_no_warmup", r.post_no_warmup);
+          row.set("post_warmup", r.post_warmup);
+          row.set("pre_no_warmup", r.pre_no_warmup);
+          row.set("gap", r.gap);
+          row.set("matters", MustacheData(r.matters));
+          return row;
+        }));
+  if (!f.first_matters.empty()) text("first_matters", f.first_matters);
+  flag("has_notes", !f.notes.empty());
+  std::string notes;  // "- note" lines
+  for (const std::string& n : f.notes) notes += (notes.empty() ? "- " : "\n- ") + n;
+  text("notes", notes);
+  d.set("summary", list_of(f.summary, [](const ReportFindings::Summary& s) {
+          MustacheData row;
+          row.set("id", s.id);
+          row.set("ours", s.ours);
+          row.set("paper", s.paper);
+          row.set("result", s.result);
+          return row;
+        }));
+  return d;
+}
+
+// The report's Markdown: the template (embedded at build time) filled with the findings, as written
+// (no HTML escaping: the report is Markdown).
+std::string render_report(const ReportFindings& f) {
+  Mustache tmpl(kCompareLnReportTemplate);
+  if (!tmpl.is_valid()) throw Error("studies/compare_ln_report.md: " + tmpl.error_message());
+  tmpl.set_custom_escape([](const std::string& s) { return s; });
+  std::string out = tmpl.render(report_data(f));
+  if (!tmpl.is_valid()) throw Error("studies/compare_ln_report.md: " + tmpl.error_message());
+  return out;
+}
+
+}  // namespace
+
 // ---- the study ----
 
 namespace {
@@ -426,7 +590,7 @@ class Study {
         for (int64_t seed : seeds) {
           Config c = variant(base, p.norm, L, seed);
           c.optim.lr = p.lr;
-          c.schedule.name = "constant";
+          c.schedule.name = ScheduleKind::constant;
           c.schedule.warmup_steps = p.warm ? o.warmup_steps : 0;
           Run run;
           run.variant = norm_name(p.norm) + std::string("_ln_") + (p.warm ? "warmup" : "no_warmup");
@@ -588,35 +752,42 @@ class Study {
     }
   }
 
-  // The report: every finding's sentence is computed from the numbers above, with its criterion.
+  // The report: studies/compare_ln_report.md filled from the findings, every number computed
+  // from the measurements above and every verdict from its criterion.
   std::string write_report() const {
-    std::ostringstream md;
+    std::string report = (dir / "report.md").string();
+    atomic_write_file(report, render_report(findings()));
+    progress("done: " + report);
+    return report;
+  }
+
+  // What the report says, as text: the measurements, their criteria and verdicts.
+  ReportFindings findings() const {
+    ReportFindings f;
     const ModelConfig& m = base.model;
-    md << "# Pre-LN versus Post-LN\n\n"
-       << "Model: GPT, " << L << " layers, n_embd " << m.n_embd << ", " << m.n_head << " heads, block " << m.block_size
-       << ", activation " << m.activation << ", positions " << m.pos_encoding << ", init " << m.init
-       << (m.scale_embeddings ? ", token embeddings N(0, 1/n_embd) times sqrt(n_embd)" : ", unscaled token embeddings")
-       << (m.tie_weights ? ", tied head" : ", untied head")
-       << "; Post-LN without a final LayerNorm, Pre-LN with one. Data `" << base.data.dataset << "`"
-       << (base.data.path.empty() ? "" : " (" + fs::path(base.data.path).filename().string() + ")") << ", batch "
-       << base.train.batch_size << ". Seeds " << seeds.front() << ".." << seeds.back()
-       << " (initial weights and batches); tables give mean ± sd over the seeds.\n\n";
-    std::vector<std::string> summary;  // one line per finding for the closing note
-    auto finding = [&](const std::string& id, const std::string& text, const std::string& criterion, bool ok,
-                       const std::string& ours, const std::string& paper) {
-      md << "\n**Finding " << id << ".** " << text << " Criterion: " << criterion << ". " << verdict(ok) << ".\n";
-      summary.push_back("| " + id + " | " + ours + " | " + paper + " | " + (ok ? "reproduced" : "not reproduced") +
-                        " |");
+    auto str = [](auto v) {  // as an ostream prints it (6 significant digits)
+      std::ostringstream os;
+      os << v;
+      return os.str();
+    };
+    f.layers = str(L), f.n_embd = str(m.n_embd), f.n_head = str(m.n_head), f.block_size = str(m.block_size);
+    f.activation = m.activation, f.pos_encoding = m.pos_encoding, f.init = m.init;
+    f.scale_embeddings = m.scale_embeddings, f.tie_weights = m.tie_weights;
+    f.dataset = option_name(base.data.dataset);
+    if (!base.data.path.empty()) f.data_file = fs::path(base.data.path).filename().string();
+    f.batch_size = str(base.train.batch_size);
+    f.seed_first = str(seeds.front()), f.seed_last = str(seeds.back());
+    std::vector<ReportFindings::Summary>& summary = f.summary;
+    auto judge = [&](const std::string& id, bool ok, const std::string& ours, const std::string& paper) {
+      summary.push_back({id, ours, paper, ok ? "reproduced" : "not reproduced"});
+      return verdict(ok);
     };
 
-    md << "## 1. Gradient norm of each layer's FFN W2 at initialisation\n\n"
-       << "The gradient of `mlp.c_proj.weight`, averaged element-wise over " << o.grad_batches
-       << " mini-batches, then its Frobenius norm (Xiong et al.'s method). ![](grad_norms.png)\n\n"
-       << "| layer | Post-LN | Pre-LN |\n|---|---|---|\n";
-    for (int64_t i = 0; i < L; ++i)
-      md << "| " << i + 1 << " | " << pm(post_grad[i]) << " | " << pm(pre_grad[i]) << " |\n";
-    md << "| last / first | " << pm(post_ratio, 3) << " | " << pm(pre_ratio, 3) << " |\n";
-    // 1a and 1b judge every seed, not the mean: with 3 seeds the mean can pass on one seed alone.
+    // 1. gradient norms per layer; 1a and 1b judge every seed, not the mean: with 3 seeds the
+    // mean can pass on one seed alone.
+    f.grad_batches = str(o.grad_batches);
+    for (int64_t i = 0; i < L; ++i) f.grad_rows.push_back({str(i + 1), pm(post_grad[i]), pm(pre_grad[i])});
+    f.post_ratio = pm(post_ratio, 3), f.pre_ratio = pm(pre_ratio, 3);
     const double bar = 1.2;  // "grows": above 1.2; "about flat": within 1/1.2 .. 1.2
     auto per_seed = [](const std::vector<double>& v) {
       std::string s;
@@ -629,39 +800,29 @@ class Study {
       return n;
     };
     const int64_t n_seeds = static_cast<int64_t>(seeds.size());
+    f.n_seeds = str(n_seeds), f.bar = num(bar), f.inverse_bar = num(1 / bar, 3);
+    f.post_ratio_seeds = per_seed(post_ratio_s), f.pre_ratio_seeds = per_seed(pre_ratio_s);
     const int64_t post_grows = count(post_ratio_s, [&](double r) { return grows(r, bar); });
-    std::string mean_note;
-    if (post_ratio.mean > bar && post_grows < n_seeds)
-      mean_note = " The mean is above " + num(bar) + " but not every seed is (" + std::to_string(n_seeds - post_grows) +
-                  " of " + std::to_string(n_seeds) + " below): " + std::to_string(n_seeds) +
-                  " seeds do not settle whether Post-LN's gradient grows by this much.";
-    finding("1a",
-            "Post-LN's last/first layer ratio is " + pm(post_ratio, 3) + ", per seed " + per_seed(post_ratio_s) +
-                " (the paper: the norm grows with the layer index)." + mean_note,
-            "ratio > " + num(bar) + " in every seed", grows_in_every_seed(post_ratio_s, bar),
-            "Post-LN last/first " + num(post_ratio.mean, 3) + ", per seed " + per_seed(post_ratio_s),
-            "grows with the layer index");
+    f.post_mean_only = post_ratio.mean > bar && post_grows < n_seeds;
+    f.post_not_growing = str(n_seeds - post_grows);
+    f.verdict_1a = judge("1a", grows_in_every_seed(post_ratio_s, bar),
+                         "Post-LN last/first " + num(post_ratio.mean, 3) + ", per seed " + f.post_ratio_seeds,
+                         "grows with the layer index");
     int64_t below_post = 0;
     for (size_t k = 0; k < seeds.size(); ++k) below_post += pre_ratio_s[k] < post_ratio_s[k];
-    const int64_t pre_flat = count(pre_ratio_s, [&](double r) { return about_flat(r, bar); });
-    const std::string change = pre_ratio.mean < 1 ? "falls by " + num(100 * (1 - pre_ratio.mean), 2) + " %"
-                                                  : "rises by " + num(100 * (pre_ratio.mean - 1), 2) + " %";
-    finding("1b",
-            "Pre-LN's ratio is " + pm(pre_ratio, 3) + ", per seed " + per_seed(pre_ratio_s) + ", Post-LN's " +
-                pm(post_ratio, 3) + " (the paper: Pre-LN's stays about flat, below Post-LN's). Pre-LN's is below " +
-                "Post-LN's in " + std::to_string(below_post) + " of " + std::to_string(n_seeds) +
-                " seeds and within the flat band in " + std::to_string(pre_flat) + " of " + std::to_string(n_seeds) +
-                "; from the first layer to the last its gradient " + change + ".",
-            "every seed's Pre-LN ratio between 1/" + num(bar) + " = " + num(1 / bar, 3) + " and " + num(bar) +
-                " (1a's bar on either side) and below its Post-LN ratio",
-            flat_in_every_seed(pre_ratio_s, post_ratio_s, bar),
-            "Pre-LN last/first " + num(pre_ratio.mean, 3) + ", per seed " + per_seed(pre_ratio_s),
-            "about flat, below Post-LN's");
+    f.pre_below_post = str(below_post);
+    f.pre_flat = str(count(pre_ratio_s, [&](double r) { return about_flat(r, bar); }));
+    f.pre_falls = pre_ratio.mean < 1;
+    f.pre_change = num(100 * (f.pre_falls ? 1 - pre_ratio.mean : pre_ratio.mean - 1), 2);
+    f.verdict_1b = judge("1b", flat_in_every_seed(pre_ratio_s, post_ratio_s, bar),
+                         "Pre-LN last/first " + num(pre_ratio.mean, 3) + ", per seed " + f.pre_ratio_seeds,
+                         "about flat, below Post-LN's");
 
-    md << "\n## 2. Last layer's gradient norm versus depth\n\n![](depth.png)\n\n| layers | Post-LN | Pre-LN |\n|---|---|---|\n";
+    // 2. the last layer versus depth, fitted as norm ~ L^s
     for (size_t i = 0; i < depths.size(); ++i)
-      md << "| " << depths[i] << " | " << pm(post_last[i]) << " | " << pm(pre_last[i]) << " |\n";
-    if (depths.size() >= 2) {
+      f.depth_rows.push_back({str(depths[i]), pm(post_last[i]), pm(pre_last[i])});
+    f.depth_fit = depths.size() >= 2;
+    if (f.depth_fit) {
       std::vector<double> post_m, pre_m;
       for (size_t i = 0; i < depths.size(); ++i) post_m.push_back(post_last[i].mean), pre_m.push_back(pre_last[i].mean);
       double sp = loglog_slope(depths, post_m), sq = loglog_slope(depths, pre_m);
@@ -669,102 +830,60 @@ class Study {
       for (size_t k = 0; k < seeds.size(); ++k)
         sp_s.push_back(loglog_slope(depths, post_by_seed[k])), sq_s.push_back(loglog_slope(depths, pre_by_seed[k]));
       for (const Stat& t : pre_top) top_m.push_back(t.mean);
-      double tp = loglog_slope(depths, top_m);
-      md << "\nFitting the seeds' mean norm ~ L^s by least squares on log-log axes. Fitted per seed, s is "
-         << pm(stat(sp_s), 3) << " for Post-LN and " << pm(stat(sq_s), 3) << " for Pre-LN (mean ± sd over seeds): "
-         << "the spread says how finely " << seeds.size() << " seeds resolve s.\n\n"
-         << "Why Pre-LN's s can differ from -0.5: its last layer's gradient passes the final LayerNorm, which divides "
-         << "by the norm of the stream it reads. That norm (mean over seeds) is ";
-      for (size_t i = 0; i < depths.size(); ++i) md << (i ? ", " : "") << num(pre_top[i].mean) << " at " << depths[i];
-      md << " layers: it grows as L^" << num(tp, 3)
-         << ". The paper's 1/sqrt(L) assumes it grows as sqrt(L) (every block adding as much "
-         << "as the input brings); here the input (norm " << num(pre_hidden_at_input(pre_hidden_s), 4)
-         << " entering block 1) still weighs against " << depths.back()
-         << " blocks' additions, so by the paper's own argument s "
-         << "would be near -" << num(tp, 3)
-         << " at these depths, reaching -0.5 only when the blocks' additions dominate.\n";
-      finding("2a", "Post-LN: s = " + num(sp, 3) + " (the paper: independent of depth, s = 0).", "|s - 0| <= 0.15",
-              std::fabs(sp) <= 0.15, "Post-LN s = " + num(sp, 3), "s = 0");
-      finding("2b", "Pre-LN: s = " + num(sq, 3) + " (the paper: 1/sqrt(L), s = -0.5).", "|s + 0.5| <= 0.15",
-              std::fabs(sq + 0.5) <= 0.15, "Pre-LN s = " + num(sq, 3), "s = -0.5");
+      f.post_slope_seeds = pm(stat(sp_s), 3), f.pre_slope_seeds = pm(stat(sq_s), 3);
+      for (size_t i = 0; i < depths.size(); ++i)
+        f.pre_top_norms += (i ? ", " : "") + num(pre_top[i].mean) + " at " + str(depths[i]);
+      f.pre_top_slope = num(loglog_slope(depths, top_m), 3);
+      f.pre_input_norm = num(pre_hidden_at_input(pre_hidden_s), 4);
+      f.deepest = str(depths.back());
+      f.post_slope = num(sp, 3), f.pre_slope = num(sq, 3);
+      f.verdict_2a = judge("2a", std::fabs(sp) <= 0.15, "Post-LN s = " + f.post_slope, "s = 0");
+      f.verdict_2b = judge("2b", std::fabs(sq + 0.5) <= 0.15, "Pre-LN s = " + f.pre_slope, "s = -0.5");
     }
 
-    md << "\n## 3. Hidden-state norms at initialisation\n\nMean L2 norm of a token's vector entering block 1 (layer 0) and after each block.\n\n![](hidden_norms.png)\n\n"
-       << "| layer | Post-LN | Pre-LN |\n|---|---|---|\n";
-    for (int64_t i = 0; i <= L; ++i)
-      md << "| " << i << " | " << pm(post_hidden[i]) << " | " << pm(pre_hidden[i]) << " |\n";
-    double post_h = post_hidden.back().mean / post_hidden[1].mean, pre_h = pre_hidden.back().mean / pre_hidden[1].mean;
-    md << "\nFrom block 1 to block " << L << " the norm changes by " << num(post_h, 3)
-       << "x in Post-LN (each block ends with a "
-       << "LayerNorm: sqrt(n_embd) = " << num(std::sqrt(static_cast<double>(m.n_embd)), 3) << ") and " << num(pre_h, 3)
-       << "x in Pre-LN (a running sum, normalised only at the end). This is the mechanism of the paper's analysis, "
-       << "not a finding with a criterion.\n";
+    // 3. hidden-state norms (the mechanism, no criterion)
+    for (int64_t i = 0; i <= L; ++i) f.hidden_rows.push_back({str(i), pm(post_hidden[i]), pm(pre_hidden[i])});
+    f.post_hidden_growth = num(post_hidden.back().mean / post_hidden[1].mean, 3);
+    f.pre_hidden_growth = num(pre_hidden.back().mean / pre_hidden[1].mean, 3);
+    f.sqrt_n_embd = num(std::sqrt(static_cast<double>(m.n_embd)), 3);
 
-    if (!runs.empty()) {
+    // 4. training with and without warmup, and the learning-rate sweep
+    f.training = !runs.empty();
+    if (f.training) {
+      const double lr = base.optim.lr;
       const int64_t tail = std::max<int64_t>(1, base.train.steps / 10);
-      md << "\n## 4. Training: warmup and learning rate\n\n"
-         << base.optim.name << " (beta1 " << base.optim.beta1 << ", beta2 " << base.optim.beta2 << "), weight decay "
-         << base.optim.weight_decay << ", gradient clipping "
-         << (base.optim.grad_clip > 0 ? num(base.optim.grad_clip) : "off") << ", " << base.train.steps
-         << " steps, constant lr after a linear warmup of " << o.warmup_steps
-         << " steps (\"warmup\") or from step 1 (\"no_warmup\"). "
-         << "Val loss: the estimate over " << base.train.eval_iters
-         << " batches after the last step.\n\n![](curves.png)\n\n"
-         << "At lr " << base.optim.lr << ":\n\n| variant | train loss (mean of last " << tail
-         << " steps) | val loss |\n|---|---|---|\n";
+      f.optimizer = option_name(base.optim.name);
+      f.beta1 = str(base.optim.beta1), f.beta2 = str(base.optim.beta2), f.weight_decay = str(base.optim.weight_decay);
+      f.grad_clip = base.optim.grad_clip > 0 ? num(base.optim.grad_clip) : "off";
+      f.steps = str(base.train.steps), f.warmup_steps = str(o.warmup_steps), f.eval_iters = str(base.train.eval_iters);
+      f.lr = str(lr), f.lr_short = num(lr), f.tail = str(tail);
       for (const char* v : {"post_ln_no_warmup", "post_ln_warmup", "pre_ln_no_warmup", "pre_ln_warmup"}) {
         std::vector<double> tails;
         for (const Run& r : runs)
-          if (r.variant == v && r.lr == base.optim.lr)
-            tails.push_back(r.losses.empty() ? NAN : mean_of_last(r.losses, tail));
-        md << "| " << v << " | " << pm(stat(tails)) << " | " << pm(stat(val_of(v, base.optim.lr))) << " |\n";
+          if (r.variant == v && r.lr == lr) tails.push_back(r.losses.empty() ? NAN : mean_of_last(r.losses, tail));
+        f.variant_rows.push_back({v, pm(stat(tails)), pm(stat(val_of(v, lr)))});
       }
-      Stat post_gap = stat(warmup_gap("post", base.optim.lr)), pre_gap = stat(warmup_gap("pre", base.optim.lr));
-      const bool post_diverged =
-          diverged("post_ln_no_warmup", base.optim.lr) > diverged("post_ln_warmup", base.optim.lr);
-      const bool post_worse = post_diverged || post_gap.mean >= 0.1;
-      const bool pre_same =
-          pre_gap.n > 0 && std::fabs(pre_gap.mean) < 0.1 && diverged("pre_ln_no_warmup", base.optim.lr) == 0;
-      finding("4",
-              "At lr " + num(base.optim.lr) +
-                  ", val loss without warmup minus with warmup, per seed then averaged: Post-LN " +
-                  (post_diverged ? std::string("diverged without warmup") : pm(post_gap, 3)) + " nats, Pre-LN " +
-                  pm(pre_gap, 3) + " nats (the paper: Post-LN needs warmup at such a learning rate, Pre-LN does not).",
-              "Post-LN's gap >= 0.1 nats and |Pre-LN's gap| < 0.1 nats", post_worse && pre_same,
-              "gap Post-LN " + (post_diverged ? std::string("diverged") : num(post_gap.mean, 3)) + ", Pre-LN " +
-                  num(pre_gap.mean, 3) + " nats",
-              "Post-LN without warmup far worse (8.45 vs ~34 BLEU); Pre-LN fine without");
-      if (lrs.size() > 1) {
-        md << "\n### Learning-rate sweep\n\nVal loss (mean ± sd over seeds); the last column applies finding 4's Post-LN half "
-           << "(gap >= 0.1 nats, or divergence without warmup only) at each learning rate.\n\n![](lr_sweep.png)\n\n"
-           << "| lr | post_ln_no_warmup | post_ln_warmup | pre_ln_no_warmup | Post-LN gap (no warmup - warmup) | warmup matters for Post-LN |\n|---|---|---|---|---|---|\n";
-        double first_matters = NAN;
-        for (double lr : lrs) {
-          Stat gap = stat(warmup_gap("post", lr));
-          bool matters = diverged("post_ln_no_warmup", lr) > diverged("post_ln_warmup", lr) || gap.mean >= 0.1;
-          if (matters && std::isnan(first_matters)) first_matters = lr;
-          md << "| " << lr << " | " << pm(stat(val_of("post_ln_no_warmup", lr))) << " | "
-             << pm(stat(val_of("post_ln_warmup", lr))) << " | " << pm(stat(val_of("pre_ln_no_warmup", lr))) << " | "
-             << pm(gap, 3) << " | " << (matters ? "yes" : "no") << " |\n";
-        }
-        md << "\nWarmup matters for Post-LN (gap >= 0.1 nats or divergence without it) "
-           << (std::isnan(first_matters) ? std::string("at none of the swept learning rates")
-                                         : "from lr " + num(first_matters) + " on")
-           << " at this depth and length of training.\n";
+      Stat post_gap = stat(warmup_gap("post", lr)), pre_gap = stat(warmup_gap("pre", lr));
+      f.post_diverged = diverged("post_ln_no_warmup", lr) > diverged("post_ln_warmup", lr);
+      f.post_gap = pm(post_gap, 3), f.pre_gap = pm(pre_gap, 3);
+      const bool post_worse = f.post_diverged || post_gap.mean >= 0.1;
+      const bool pre_same = pre_gap.n > 0 && std::fabs(pre_gap.mean) < 0.1 && diverged("pre_ln_no_warmup", lr) == 0;
+      f.verdict_4 = judge("4", post_worse && pre_same,
+                          "gap Post-LN " + (f.post_diverged ? std::string("diverged") : num(post_gap.mean, 3)) +
+                              ", Pre-LN " + num(pre_gap.mean, 3) + " nats",
+                          "Post-LN without warmup far worse (8.45 vs ~34 BLEU); Pre-LN fine without");
+      f.sweep = lrs.size() > 1;
+      for (double swept : f.sweep ? lrs : std::vector<double>{}) {
+        Stat gap = stat(warmup_gap("post", swept));
+        bool matters = diverged("post_ln_no_warmup", swept) > diverged("post_ln_warmup", swept) || gap.mean >= 0.1;
+        if (matters && f.first_matters.empty()) f.first_matters = num(swept);
+        f.sweep_rows.push_back({str(swept), pm(stat(val_of("post_ln_no_warmup", swept))),
+                                pm(stat(val_of("post_ln_warmup", swept))), pm(stat(val_of("pre_ln_no_warmup", swept))),
+                                pm(gap, 3), matters});
       }
     }
-    if (!notes.empty()) {
-      md << "\n## Notes\n\n";
-      for (const std::string& n : notes) md << "- " << n << "\n";
-    }
-    md << "\n## Our numbers beside the paper's\n\n| finding | ours | Xiong et al. 2020 | verdict |\n|---|---|---|---|\n";
-    for (const std::string& line : summary) md << line << "\n";
-    md << "\nRaw numbers (one row per seed): grad_norms.csv, depth.csv, hidden_norms.csv"
-       << (runs.empty() ? "" : ", runs.csv, curves.csv") << ".\n";
-    std::string report = (dir / "report.md").string();
-    atomic_write_file(report, md.str());
-    progress("done: " + report);
-    return report;
+    f.notes = notes;
+    return f;
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -127,6 +128,31 @@ static void read_value(const json& v, std::string& out, const std::string& key) 
   out = v.get<std::string>();
 }
 
+// An option named by a string: its name must be in the option's table (train/options.h).
+template <class E>
+requires std::is_enum_v<E>
+static void read_value(const json& v, E& out, const std::string& key) {
+  std::string name;
+  read_value(v, name, key);
+  const auto& table = names_table(out);
+  for (const auto& n : table)
+    if (name == n.name) {
+      out = n.value;
+      return;
+    }
+  const std::vector<std::string> valid = names_of(table);
+  const std::string guess = closest_match(name, valid);
+  throw ConfigError(key + ": must be one of " + join_quoted(valid) + ", got " + json_quoted(name) +
+                    (guess.empty() ? "" : " (did you mean " + json_quoted(guess) + "?)"));
+}
+
+// A field as JSON: an option as its name, anything else as it is.
+template <class T>
+static json json_value(const T& field) {
+  if constexpr (std::is_enum_v<T>) return option_name(field);
+  else return field;
+}
+
 // `"precision": "bf16"` is short for `"precision": {"dtype": "bf16"}`.
 static void expand_shorthands(json& j) {
   if (j.is_object() && j.contains("precision") && j["precision"].is_string())
@@ -172,7 +198,7 @@ json config_to_json(const Config& c_in) {
   j["description"] = c.description;
   c.sections([&](const char* section, auto& s, const char*) {
     json obj = json::object();
-    s.fields([&](const char* key, auto& field, const char*) { obj[key] = field; });
+    s.fields([&](const char* key, auto& field, const char*) { obj[key] = json_value(field); });
     j[section] = obj;
   });
   return j;
@@ -228,14 +254,26 @@ static void in_unit(const std::string& key, double v) {  // [0, 1)
   if (!(v >= 0 && v < 1)) fail(key, "must be in [0, 1)", fmt_num(v));
 }
 
-bool is_seq2seq_dataset(const std::string& dataset) {
-  return dataset == "copy" || dataset == "reverse" || dataset == "sort" || dataset == "addition";
+data::TaskKind seq2seq_task_of(Dataset dataset) {
+  switch (dataset) {
+    case Dataset::copy: return data::TaskKind::copy;
+    case Dataset::reverse: return data::TaskKind::reverse;
+    case Dataset::sort: return data::TaskKind::sort;
+    case Dataset::addition: return data::TaskKind::addition;
+    default: break;
+  }
+  throw ConfigError("data.dataset: " + json_quoted(option_name(dataset)) + " is not a seq2seq task");
 }
 
-// The checks of each section, in the order of Config::sections(); a check that compares two
-// sections sits with the later one.
-static void validate_model(const ModelConfig& m) {
-  one_of("model.type", m.type, {"gpt", "transformer"});
+bool is_seq2seq_dataset(Dataset dataset) {
+  return dataset == Dataset::copy || dataset == Dataset::reverse || dataset == Dataset::sort ||
+         dataset == Dataset::addition;
+}
+
+// The rules of each section (declared beside its fields() in config.h), in the order of
+// Config::sections(); a rule that compares two sections sits with the later one.
+void ModelConfig::validate() const {
+  const ModelConfig& m = *this;
   positive("model.n_layer", m.n_layer);
   // The heads' rules are nn's (n_head, n_kv_head, RoPE's even head size), named as JSON keys.
   const std::string broken_heads =
@@ -253,30 +291,27 @@ static void validate_model(const ModelConfig& m) {
   parse_attention_kernel(m.attention, "model.attention");  // the kernel names live in autograd/ops_attention.h
 }
 
-static void validate_data(const Config& c, bool check_files) {
-  const DataConfig& d = c.data;
+void DataConfig::validate(const Config& c, bool check_files) const {
+  const DataConfig& d = *this;
   const ModelConfig& m = c.model;
-  one_of("data.dataset", d.dataset,
-         {"synthetic", "text", "shakespeare", "tang", "song", "copy", "reverse", "sort", "addition"});
+  const std::string dataset = json_quoted(option_name(d.dataset));
   bool seq2seq = is_seq2seq_dataset(d.dataset);
-  if (seq2seq && m.type != "transformer")
-    throw ConfigError("model.type: the seq2seq task " + json_quoted(d.dataset) +
-                      " needs \"transformer\" (encoder-decoder), got " + json_quoted(m.type));
-  if (!seq2seq && m.type != "gpt")
-    throw ConfigError("model.type: the language-modelling dataset " + json_quoted(d.dataset) + " needs \"gpt\", got " +
-                      json_quoted(m.type));
-  if (d.dataset == "text") {
+  if (seq2seq && m.type != ModelType::transformer)
+    throw ConfigError("model.type: the seq2seq task " + dataset + " needs \"transformer\" (encoder-decoder), got " +
+                      json_quoted(option_name(m.type)));
+  if (!seq2seq && m.type != ModelType::gpt)
+    throw ConfigError("model.type: the language-modelling dataset " + dataset + " needs \"gpt\", got " +
+                      json_quoted(option_name(m.type)));
+  if (d.dataset == Dataset::text) {
     if (d.path.empty()) throw ConfigError("data.path: dataset \"text\" needs a file or folder of .txt files, got \"\"");
     if (check_files && !fs::exists(d.path))
       throw ConfigError("data.path: no such file or folder, got " + json_quoted(d.path));
-  } else if (!d.path.empty() && d.dataset != "tang" && d.dataset != "song") {
+  } else if (!d.path.empty() && d.dataset != Dataset::tang && d.dataset != Dataset::song) {
     throw ConfigError("data.path: only datasets \"text\", \"tang\" and \"song\" read a file, and data.dataset is " +
-                      json_quoted(d.dataset) +
-                      ", which would ignore it; remove data.path or set data.dataset to \"text\", got " +
+                      dataset + ", which would ignore it; remove data.path or set data.dataset to \"text\", got " +
                       json_quoted(d.path));
   }
-  one_of("data.tokenizer", d.tokenizer, {"char", "bpe"});
-  if (d.tokenizer == "bpe" && d.bpe_vocab_size < 256)
+  if (d.tokenizer == data::TokenizerKind::bpe && d.bpe_vocab_size < 256)
     fail("data.bpe_vocab_size", "must be >= 256 (the 256 byte tokens come first)", fmt_num(d.bpe_vocab_size));
   at_most("data.bpe_vocab_size", d.bpe_vocab_size, 1'000'000);  // token ids are int32: refused, never wrapped
   if (!(d.val_fraction > 0 && d.val_fraction < 1))
@@ -306,14 +341,13 @@ static void validate_data(const Config& c, bool check_files) {
   if (seq2seq) check_task_fits_model(c);
 }
 
-static void validate_optim(const OptimConfig& o) {
-  one_of("optim.name", o.name, names_of(kOptimizerNames));
+void OptimConfig::validate() const {
+  const OptimConfig& o = *this;
   positive("optim.lr", o.lr);
   in_unit("optim.beta1", o.beta1);
   in_unit("optim.beta2", o.beta2);
   positive("optim.eps", o.eps);
   non_negative("optim.weight_decay", o.weight_decay);
-  one_of("optim.decay", o.decay, names_of(kDecayNames));
   in_unit("optim.momentum", o.momentum);
   if (o.nesterov && !(o.momentum > 0))
     fail("optim.nesterov", "needs optim.momentum > 0", "momentum " + fmt_num(o.momentum));
@@ -323,13 +357,13 @@ static void validate_optim(const OptimConfig& o) {
 
 // train.steps first: the warmup and decay checks compare against it, and a run of 0 steps should
 // be named as what is wrong, not blamed on the warmup.
-static void validate_schedule(const Config& c) {
-  const ScheduleConfig& s = c.schedule;
+void ScheduleConfig::validate(const Config& c) const {
+  const ScheduleConfig& s = *this;
   const OptimConfig& o = c.optim;
   positive("train.steps", c.train.steps);
-  one_of("schedule.name", s.name, {"constant", "cosine", "linear", "noam"});
   non_negative("schedule.warmup_steps", s.warmup_steps);
-  if (s.name == "noam" && s.warmup_steps == 0) fail("schedule.warmup_steps", "must be >= 1 for \"noam\"", "0");
+  if (s.name == ScheduleKind::noam && s.warmup_steps == 0)
+    fail("schedule.warmup_steps", "must be >= 1 for \"noam\"", "0");
   if (s.warmup_steps > c.train.steps)
     throw ConfigError("schedule.warmup_steps: must not be longer than the run (train.steps = " +
                       fmt_num(c.train.steps) + "), got " + fmt_num(s.warmup_steps));
@@ -337,14 +371,14 @@ static void validate_schedule(const Config& c) {
   if (s.min_lr > o.lr) fail("schedule.min_lr", "must be <= optim.lr = " + fmt_num(o.lr), fmt_num(s.min_lr));
   non_negative("schedule.decay_steps", s.decay_steps);
   int64_t decay_end = s.decay_steps ? s.decay_steps : c.train.steps;
-  if ((s.name == "cosine" || s.name == "linear") && decay_end <= s.warmup_steps)
+  if ((s.name == ScheduleKind::cosine || s.name == ScheduleKind::linear) && decay_end <= s.warmup_steps)
     throw ConfigError("schedule.warmup_steps: must be shorter than the decay (" +
                       std::string(s.decay_steps ? "schedule.decay_steps" : "train.steps") + " = " + fmt_num(decay_end) +
                       "), got " + fmt_num(s.warmup_steps));
 }
 
-static void validate_train(const Config& c) {
-  const TrainConfig& t = c.train;
+void TrainConfig::validate(const Config& c) const {
+  const TrainConfig& t = *this;
   positive("train.batch_size", t.batch_size);
   positive("train.grad_accum_steps", t.grad_accum_steps);
   at_most("train.grad_accum_steps", t.grad_accum_steps, 4096);
@@ -353,8 +387,7 @@ static void validate_train(const Config& c) {
   at_most("train.eval_iters", t.eval_iters, 1'000'000);
   positive("train.log_interval", t.log_interval);
   non_negative("train.seed", t.seed);
-  one_of("train.rng", t.rng, {"xoshiro", "torch"});
-  if (t.rng == "torch" && (c.model.type != "gpt" || c.model.init != "gpt2"))
+  if (t.rng == RngKind::torch && (c.model.type != ModelType::gpt || c.model.init != "gpt2"))
     fail("train.rng", "\"torch\" reproduces nanoGPT's draws: it needs model.type \"gpt\" with model.init \"gpt2\"",
          "\"torch\"");
   if (t.threads < 0 || t.threads > 1024) fail("train.threads", "must be 0 (all cores) to 1024", fmt_num(t.threads));
@@ -373,8 +406,8 @@ static void validate_train(const Config& c) {
     fail("train.reference_val_loss", "must be > 0 when train.reference names a result", fmt_num(t.reference_val_loss));
 }
 
-static void validate_precision(const PrecisionConfig& p) {
-  one_of("precision.dtype", p.dtype, names_of(kPrecisionNames));
+void PrecisionConfig::validate() const {
+  const PrecisionConfig& p = *this;
   positive("precision.init_scale", p.init_scale);
   if (!(p.growth_factor >= 1) || !std::isfinite(p.growth_factor))
     fail("precision.growth_factor", "must be >= 1", fmt_num(p.growth_factor));
@@ -383,34 +416,35 @@ static void validate_precision(const PrecisionConfig& p) {
   positive("precision.growth_interval", p.growth_interval);
 }
 
-static void validate_output(const OutputConfig& out) {
+void OutputConfig::validate() const {
+  const OutputConfig& out = *this;
   if (out.run_dir.empty()) fail("output.run_dir", "must name a directory", "\"\"");
   non_negative("output.checkpoint_interval", out.checkpoint_interval);
 }
 
 void validate_config(const Config& c, bool check_files) {
-  validate_model(c.model);
-  validate_data(c, check_files);
-  validate_optim(c.optim);
-  validate_schedule(c);
-  validate_train(c);
-  validate_precision(c.precision);
-  validate_output(c.output);
+  c.model.validate();
+  c.data.validate(c, check_files);
+  c.optim.validate();
+  c.schedule.validate(c);
+  c.train.validate(c);
+  c.precision.validate();
+  c.output.validate();
 }
 
 void check_task_fits_model(const Config& c) {
   const DataConfig& d = c.data;
   data::Seq2SeqConfig t;
-  t.task = d.dataset;
+  t.task = seq2seq_task_of(d.dataset);
   t.min_len = d.task_min_len;
   t.max_len = d.task_max_len;
   t.num_symbols = d.task_symbols;
   t.eval_size = d.task_eval_size;
-  const data::TaskKind kind = data::check_seq2seq_config(t);
-  const int64_t longest = data::longest_sequence(kind, d.task_max_len);
+  data::check_seq2seq_config(t);
+  const int64_t longest = data::longest_sequence(t.task, d.task_max_len);
   if (longest > c.model.block_size)
     fail("data.task_max_len",
-         "makes sequences of up to " + fmt_num(longest) + " tokens for task " + json_quoted(d.dataset) +
+         "makes sequences of up to " + fmt_num(longest) + " tokens for task " + json_quoted(option_name(d.dataset)) +
              ", more than model.block_size = " + fmt_num(c.model.block_size) + " positions",
          fmt_num(d.task_max_len));
 }
@@ -502,6 +536,9 @@ Config load_config(const std::string& path, const std::vector<std::string>& over
 // ---- documentation ----
 
 static std::string doc_value(const std::string& v) { return "`" + json(v).dump() + "`"; }
+template <class E>
+requires std::is_enum_v<E>
+static std::string doc_value(E v) { return doc_value(std::string(option_name(v))); }
 static std::string doc_value(double v) { return "`" + fmt_num(v) + "`"; }
 static std::string doc_value(int64_t v) { return "`" + fmt_num(v) + "`"; }
 static std::string doc_value(bool v) { return v ? "`true`" : "`false`"; }
@@ -509,6 +546,9 @@ static const char* doc_type(const std::string&) { return "string"; }
 static const char* doc_type(double) { return "number"; }
 static const char* doc_type(int64_t) { return "integer"; }
 static const char* doc_type(bool) { return "bool"; }
+template <class E>
+requires std::is_enum_v<E>
+static const char* doc_type(E) { return "string"; }
 
 static std::string escape_cell(const std::string& s) {
   std::string out;

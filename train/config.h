@@ -3,7 +3,9 @@
 // Each section lists its fields once, in `fields()`, with one line of documentation next to
 // each: that list drives JSON reading (unknown keys are errors with a "did you mean"), JSON
 // writing (the resolved config saved in every run directory) and configs/README.md
-// (`scratchformer config-doc`), so the documentation cannot drift from the code.
+// (`scratchformer config-doc`), so the documentation cannot drift from the code. An option
+// named by a string in JSON is held as its enum (train/options.h): the name is read and written
+// here only.
 //
 //   {"model": {"n_layer": 4}, "optim": {"lr": 1e-3}}      a config file; missing keys keep defaults
 //   scratchformer train cfg.json --set optim.lr=3e-4      an override, value parsed as JSON
@@ -14,10 +16,14 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "train/options.h"
+
 namespace sf {
 
+struct Config;
+
 struct ModelConfig {
-  std::string type = "gpt";
+  ModelType type = ModelType::gpt;
   int64_t n_layer = 4;
   int64_t n_head = 4;
   int64_t n_embd = 128;
@@ -63,12 +69,15 @@ struct ModelConfig {
     f("n_kv_head", n_kv_head,
       "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
   }
+  // The rules of this section's values (config.cpp); each error names its key:
+  // ConfigError "model.n_head: ..., got X". The same form for every section below.
+  void validate() const;
 };
 
 struct DataConfig {
-  std::string dataset = "synthetic";
+  Dataset dataset = Dataset::synthetic;
   std::string path = "";
-  std::string tokenizer = "char";
+  data::TokenizerKind tokenizer = data::TokenizerKind::chars;
   int64_t bpe_vocab_size = 512;
   double val_fraction = 0.1;
   int64_t block_size = 0;
@@ -104,16 +113,18 @@ struct DataConfig {
     f("cache_dir", cache_dir,
       "where downloads and token caches (tokens/) are kept, never beside your text; empty means $SF_DATA_DIR, else ~/.cache/scratchformer");
   }
+  // Compares with model.* (block_size, type); with check_files, also that data.path exists.
+  void validate(const Config& c, bool check_files) const;
 };
 
 struct OptimConfig {
-  std::string name = "adamw";
+  OptimizerKind name = OptimizerKind::adamw;
   double lr = 1e-3;
   double beta1 = 0.9;
   double beta2 = 0.99;
   double eps = 1e-8;
   double weight_decay = 0.1;
-  std::string decay = "matrices";
+  DecaySet decay = DecaySet::matrices;
   double momentum = 0.0;
   bool nesterov = false;
   double grad_clip = 1.0;
@@ -134,10 +145,11 @@ struct OptimConfig {
     f("grad_clip", grad_clip, "clip the global L2 norm of the gradients to this (0 = off)");
     f("clip_value", clip_value, "clip every gradient element to [-v, v] (0 = off)");
   }
+  void validate() const;
 };
 
 struct ScheduleConfig {
-  std::string name = "cosine";
+  ScheduleKind name = ScheduleKind::cosine;
   int64_t warmup_steps = 100;
   double min_lr = 1e-4;
   int64_t decay_steps = 0;
@@ -150,6 +162,7 @@ struct ScheduleConfig {
     f("min_lr", min_lr, "floor the cosine/linear decay ends at");
     f("decay_steps", decay_steps, "step at which the decay reaches min_lr; 0 means train.steps");
   }
+  void validate(const Config& c) const;  // against train.steps and optim.lr
 };
 
 struct TrainConfig {
@@ -161,7 +174,7 @@ struct TrainConfig {
   bool eval_full = false;
   int64_t log_interval = 10;
   int64_t seed = 1337;
-  std::string rng = "xoshiro";
+  RngKind rng = RngKind::xoshiro;
   int64_t threads = 0;
   double label_smoothing = 0.0;
   int64_t samples = 3;
@@ -193,10 +206,11 @@ struct TrainConfig {
     f("reference_val_loss", reference_val_loss,
       "that result's val loss, the same eval_iters-batch estimate (with train.reference)");
   }
+  void validate(const Config& c) const;  // train.rng "torch" against model.*
 };
 
 struct PrecisionConfig {
-  std::string dtype = "fp32";
+  Precision dtype = Precision::fp32;
   bool loss_scaling = true;
   double init_scale = 65536.0;
   double growth_factor = 2.0;
@@ -212,6 +226,7 @@ struct PrecisionConfig {
     f("backoff_factor", backoff_factor, "fp16: scale multiplier when a gradient overflows (that step is skipped)");
     f("growth_interval", growth_interval, "fp16: consecutive finite steps before the scale grows");
   }
+  void validate() const;
 };
 
 struct OutputConfig {
@@ -230,6 +245,7 @@ struct OutputConfig {
     f("overwrite", overwrite, "allow starting a fresh run in a run_dir that already holds one");
     f("plot", plot, "draw loss.png with gnuplot at the end (skipped with a note when gnuplot is absent)");
   }
+  void validate() const;
 };
 
 // The whole experiment. Sections are visited in this order everywhere.
@@ -293,7 +309,9 @@ const std::string* last_override_of(const std::vector<std::string>& overrides, c
 std::string config_doc_markdown(const std::string& configs_dir = "");
 
 // True for the sequence-to-sequence tasks ("copy", "reverse", "sort", "addition").
-bool is_seq2seq_dataset(const std::string& dataset);
+bool is_seq2seq_dataset(Dataset dataset);
+// The data library's task for a seq2seq dataset; ConfigError naming data.dataset for another.
+data::TaskKind seq2seq_task_of(Dataset dataset);
 
 // Levenshtein distance (insertions, deletions, substitutions), for "did you mean".
 size_t edit_distance(const std::string& a, const std::string& b);

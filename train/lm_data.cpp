@@ -46,57 +46,76 @@ static std::filesystem::path text_cache_path(const Config& c) {
   if (ec) return {};
   std::string name = abs.filename().string();
   if (name.empty()) name = "text";
-  return dir / (name + "-" + data::sha256_hex(abs.string()).substr(0, 16) + "." + c.data.tokenizer + ".tokens.bin");
+  return dir / (name + "-" + data::sha256_hex(abs.string()).substr(0, 16) + "." + option_name(c.data.tokenizer) +
+                ".tokens.bin");
+}
+
+// Tiny Shakespeare: an existing verified copy; `scratchformer data shakespeare` downloads it.
+static data::LmData load_shakespeare(const Config& c, const json& tokenizer) {
+  data::ShakespeareOptions o;
+  o.cache_dir = cache_dir_of(c);
+  o.download = false;
+  std::filesystem::path path;
+  try {
+    path = data::ensure_tiny_shakespeare(o);
+  } catch (const DataError& e) {
+    throw DataError(std::string(e.what()) + " (run `scratchformer data shakespeare` to download it)");
+  }
+  // The token cache goes into our cache folder, never beside a copy we only read (e.g. shared/).
+  std::error_code ec;
+  std::filesystem::create_directories(o.cache_dir, ec);
+  if (ec) throw DataError("data.cache_dir: cannot create " + o.cache_dir.string() + ": " + ec.message());
+  return load_text(c, path.string(), tokenizer,
+                   o.cache_dir / ("tinyshakespeare." + std::string(option_name(c.data.tokenizer)) + ".tokens.bin"));
+}
+
+// Debian's fortunes-zh: tang300 / song100, or data.path.
+static data::LmData load_poems(const Config& c, const json& tokenizer) {
+  const std::string name = option_name(c.data.dataset);  // "tang" or "song"
+  std::filesystem::path source = c.data.path.empty()
+                                     ? data::fortune_poems_path(c.data.dataset == Dataset::tang ? "tang300" : "song100")
+                                     : std::filesystem::path(c.data.path);
+  std::string poems = data::read_fortune_poems(source);
+  // The cleaned poems are written once into our cache folder and read from there like any text.
+  std::filesystem::path dir = cache_dir_of(c) / "poems";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw DataError("data.cache_dir: cannot create " + dir.string() + ": " + ec.message());
+  std::filesystem::path text = dir / (name + "-" + data::sha256_hex(poems).substr(0, 16) + ".txt");
+  if (!std::filesystem::exists(text, ec)) data::write_file_atomic(text, poems);
+  data::LmData out = load_text(c, text.string(), tokenizer,
+                               dir / (text.stem().string() + "." + option_name(c.data.tokenizer) + ".tokens.bin"));
+  out.description = source.string() + " (poems only): " + out.description.substr(out.description.find(':') + 2);
+  return out;
+}
+
+// Generated from the seed: no files, known entropy rate.
+static data::LmData load_synthetic(const Config& c) {
+  data::MarkovConfig m;
+  m.seed = static_cast<uint64_t>(c.data.corpus_seed);
+  m.order = c.data.corpus_order;
+  m.train_tokens = c.data.corpus_tokens;
+  m.val_tokens = c.data.corpus_val_tokens;
+  return data::markov_lm_data(m);
 }
 
 data::LmData load_lm_data(const Config& c, const json& tokenizer) {
-  const std::string& d = c.data.dataset;
-  if (d == "text") {
-    std::filesystem::path cache = text_cache_path(c);
-    return load_text(c, c.data.path, tokenizer, cache, /*use_cache=*/!cache.empty());
-  }
-  if (d == "shakespeare") {  // an existing verified copy; `scratchformer data shakespeare` downloads it
-    data::ShakespeareOptions o;
-    o.cache_dir = cache_dir_of(c);
-    o.download = false;
-    std::filesystem::path path;
-    try {
-      path = data::ensure_tiny_shakespeare(o);
-    } catch (const DataError& e) {
-      throw DataError(std::string(e.what()) + " (run `scratchformer data shakespeare` to download it)");
+  switch (c.data.dataset) {
+    case Dataset::text: {
+      std::filesystem::path cache = text_cache_path(c);
+      return load_text(c, c.data.path, tokenizer, cache, /*use_cache=*/!cache.empty());
     }
-    // The token cache goes into our cache folder, never beside a copy we only read (e.g. shared/).
-    std::error_code ec;
-    std::filesystem::create_directories(o.cache_dir, ec);
-    if (ec) throw DataError("data.cache_dir: cannot create " + o.cache_dir.string() + ": " + ec.message());
-    return load_text(c, path.string(), tokenizer,
-                     o.cache_dir / ("tinyshakespeare." + c.data.tokenizer + ".tokens.bin"));
+    case Dataset::shakespeare: return load_shakespeare(c, tokenizer);
+    case Dataset::tang:
+    case Dataset::song: return load_poems(c, tokenizer);
+    case Dataset::synthetic: return load_synthetic(c);
+    case Dataset::copy:
+    case Dataset::reverse:
+    case Dataset::sort:
+    case Dataset::addition: break;
   }
-  if (d == "tang" || d == "song") {  // Debian's fortunes-zh: tang300 / song100, or data.path
-    std::filesystem::path source = c.data.path.empty() ? data::fortune_poems_path(d == "tang" ? "tang300" : "song100")
-                                                       : std::filesystem::path(c.data.path);
-    std::string poems = data::read_fortune_poems(source);
-    // The cleaned poems are written once into our cache folder and read from there like any text.
-    std::filesystem::path dir = cache_dir_of(c) / "poems";
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw DataError("data.cache_dir: cannot create " + dir.string() + ": " + ec.message());
-    std::filesystem::path text = dir / (d + "-" + data::sha256_hex(poems).substr(0, 16) + ".txt");
-    if (!std::filesystem::exists(text, ec)) data::write_file_atomic(text, poems);
-    data::LmData out =
-        load_text(c, text.string(), tokenizer, dir / (text.stem().string() + "." + c.data.tokenizer + ".tokens.bin"));
-    out.description = source.string() + " (poems only): " + out.description.substr(out.description.find(':') + 2);
-    return out;
-  }
-  if (d == "synthetic") {  // generated from the seed: no files, known entropy rate
-    data::MarkovConfig m;
-    m.seed = static_cast<uint64_t>(c.data.corpus_seed);
-    m.order = c.data.corpus_order;
-    m.train_tokens = c.data.corpus_tokens;
-    m.val_tokens = c.data.corpus_val_tokens;
-    return data::markov_lm_data(m);
-  }
-  throw ConfigError("data.dataset: " + d + " is not a language-modelling dataset this build knows");
+  throw ConfigError("data.dataset: \"" + std::string(option_name(c.data.dataset)) +
+                    "\" is not a language-modelling dataset");
 }
 
 }  // namespace sf

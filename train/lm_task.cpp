@@ -52,7 +52,7 @@ ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const double B = static_cast<double>(c.train.batch_size), H = static_cast<double>(m.n_head);
   const double T = static_cast<double>(c.data.block_size ? c.data.block_size : m.block_size);
   const double L = static_cast<double>(m.n_layer);
-  if (m.type == "gpt") {
+  if (m.type == ModelType::gpt) {
     n = V * C + pos + L * encoder_block + final_ln + (m.tie_weights ? 0.0 : V * C);
     // Per layer about 16 (B, T, C) tensors and 3 (B, H, T, T) ones are kept for backward;
     // the logits and their gradient are 2-3 (B, T, V).
@@ -134,7 +134,7 @@ class LmTask : public Task {
                       " tokens (lower data.block_size or raise data.val_fraction)");
     check_model_size(c, data_.tokenizer->vocab_size());
     model_ = make_gpt(c, data_.tokenizer->vocab_size());
-    if (c.train.rng == "torch") {  // nanoGPT's order: manual_seed, build + init the model, first batch
+    if (c.train.rng == RngKind::torch) {  // nanoGPT's order: manual_seed, build + init the model, first batch
       torch_rng_ = std::make_shared<TorchGenerator>(static_cast<uint64_t>(c.train.seed));
       init_parameters_like_torch(*model_, c.model.n_layer, *torch_rng_);
       torch_batches_ =
@@ -281,7 +281,7 @@ class LmTask : public Task {
   const data::LmData& data() const { return data_; }
 
  private:
-  bool is_poems() const { return config_.data.dataset == "tang" || config_.data.dataset == "song"; }
+  bool is_poems() const { return config_.data.dataset == Dataset::tang || config_.data.dataset == Dataset::song; }
   // The token of a line break, when the tokenizer has one of its own.
   std::optional<int32_t> line_start_token() const {
     std::vector<int32_t> ids = data_.tokenizer->encode("\n");

@@ -20,7 +20,7 @@ namespace {
 
 data::Seq2SeqConfig task_config(const Config& c) {
   data::Seq2SeqConfig t;
-  t.task = c.data.dataset;
+  t.task = seq2seq_task_of(c.data.dataset);
   t.min_len = c.data.task_min_len;
   t.max_len = c.data.task_max_len;
   t.num_symbols = c.data.task_symbols;
@@ -154,14 +154,16 @@ class Seq2SeqTask : public Task {
   json tokenizer_json() const override {
     json names = json::array();
     for (int32_t i = 0; i < task_.vocab_size(); ++i) names.push_back(task_.token_name(i));
-    return {{"type", "seq2seq_task"}, {"task", cfg_.task}, {"tokens", names}};
+    return {{"type", "seq2seq_task"}, {"task", data::task_name(cfg_.task)}, {"tokens", names}};
   }
   // Cross-attention over the first `max_examples` held-out examples, with teacher forcing: the
   // mean attention (over heads) of each decoder layer on the source position the output aligns
   // with, and the maps of the first example. (inspect.h)
   CrossAttentionReport cross_attention(int64_t max_examples) {
     CrossAttentionReport r;
-    r.alignment = cfg_.task == "reverse" ? "mirrored" : cfg_.task == "copy" ? "same position" : "";
+    r.alignment = cfg_.task == data::TaskKind::reverse ? "mirrored"
+                  : cfg_.task == data::TaskKind::copy  ? "same position"
+                                                       : "";
     const auto& held_out = task_.eval_set();
     std::vector<data::Example> chosen(
         held_out.begin(), held_out.begin() + static_cast<std::ptrdiff_t>(
@@ -207,9 +209,10 @@ class Seq2SeqTask : public Task {
   }
 
   std::string describe_data() const override {
-    return "task \"" + cfg_.task + "\", inputs of " + std::to_string(cfg_.min_len) + "-" +
-           std::to_string(cfg_.max_len) + (cfg_.task == "addition" ? " digits" : " symbols") + ", vocab " +
-           std::to_string(task_.vocab_size()) + ", " + std::to_string(task_.eval_set().size()) + " held-out examples";
+    return "task \"" + std::string(data::task_name(cfg_.task)) + "\", inputs of " + std::to_string(cfg_.min_len) + "-" +
+           std::to_string(cfg_.max_len) + (cfg_.task == data::TaskKind::addition ? " digits" : " symbols") +
+           ", vocab " + std::to_string(task_.vocab_size()) + ", " + std::to_string(task_.eval_set().size()) +
+           " held-out examples";
   }
 
  private:

@@ -60,26 +60,25 @@ using Clock = std::chrono::steady_clock;
 
 static std::unique_ptr<Optimizer> make_optimizer(const OptimConfig& o, Module& model) {
   NamedParameters params = model.named_parameters();
-  const OptimizerKind kind = parse_named(kOptimizerNames, o.name, "optim.name");
-  if (kind == OptimizerKind::sgd) {
+  if (o.name == OptimizerKind::sgd) {
     SGDOptions s;
     s.lr = o.lr, s.momentum = o.momentum, s.weight_decay = o.weight_decay, s.nesterov = o.nesterov;
     return std::make_unique<SGD>(params, s);
   }
   AdamOptions a;
   a.lr = o.lr, a.beta1 = o.beta1, a.beta2 = o.beta2, a.eps = o.eps, a.weight_decay = o.weight_decay;
-  switch (parse_named(kDecayNames, o.decay, "optim.decay")) {
+  switch (o.decay) {
     case DecaySet::matrices: a.decay_rule = DecayRule{}; break;
     case DecaySet::all_matrices: a.decay_rule = DecayRule::all_matrices(); break;
     case DecaySet::all: a.decay_rule = DecayRule::everything(); break;
   }
-  if (kind == OptimizerKind::adam) return std::make_unique<Adam>(params, a);
+  if (o.name == OptimizerKind::adam) return std::make_unique<Adam>(params, a);
   return std::make_unique<AdamW>(params, a);
 }
 
 static ScheduleOptions make_schedule(const Config& c) {
   ScheduleOptions s;
-  s.kind = parse_schedule_kind(c.schedule.name);
+  s.kind = c.schedule.name;
   s.lr = c.optim.lr;
   s.min_lr = c.schedule.min_lr;
   s.warmup_steps = c.schedule.warmup_steps;
@@ -90,7 +89,7 @@ static ScheduleOptions make_schedule(const Config& c) {
 }
 
 static MixedPrecision make_mixed_precision(const PrecisionConfig& p) {
-  const Precision precision = parse_named(kPrecisionNames, p.dtype, "precision.dtype");
+  const Precision precision = p.dtype;
   GradScalerOptions s;
   s.init_scale = p.init_scale;
   s.growth_factor = p.growth_factor;
@@ -309,9 +308,9 @@ static void print_header(Run& run, const std::string& schedule_note) {
       << tc.steps << "\n";
   if (!config.description.empty()) out << "  " << config.description << "\n";
   out << "  data: " << run.task->describe_data() << "\n";
-  out << "  model: " << config.model.type << ", " << format_count(run.task->model().num_parameters()) << " parameters, "
-      << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd " << config.model.n_embd << ", "
-      << config.precision.dtype << "\n";
+  out << "  model: " << option_name(config.model.type) << ", " << format_count(run.task->model().num_parameters())
+      << " parameters, " << config.model.n_layer << " layers, " << config.model.n_head << " heads, n_embd "
+      << config.model.n_embd << ", " << option_name(config.precision.dtype) << "\n";
   if (const std::string note = blas::narrow_kernels_note(); !note.empty()) out << "  note: " << note << "\n";
   if (!schedule_note.empty()) out << "  " << schedule_note << "\n";
   if (run.task->micro_batches() > 1)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "autograd/errors.h"
 #include "data/seq2seq_batch.h"
@@ -16,9 +17,16 @@ using namespace sf::data;
 using sf::test::contains;
 using sf::test::error_of;
 
+// The task named `name` ("copy", ...), found through task_name, the names a checkpoint holds.
+static TaskKind task_named(const std::string& name) {
+  for (TaskKind k : {TaskKind::copy, TaskKind::reverse, TaskKind::sort, TaskKind::addition})
+    if (task_name(k) == name) return k;
+  throw std::invalid_argument("no task named " + name);
+}
+
 static Seq2SeqConfig config(const std::string& task, int64_t lo = 1, int64_t hi = 6) {
   Seq2SeqConfig c;
-  c.task = task;
+  c.task = task_named(task);
   c.min_len = lo;
   c.max_len = hi;
   c.eval_size = 50;
@@ -184,8 +192,6 @@ TEST_CASE("seq2seq: bad settings name the key") {
         "data.task_min_len: must be >= 1, got 0");
   CHECK(error_of<ConfigError>([] { Seq2SeqTask t(config("copy", 3, 2), 1); }) ==
         "data.task_max_len: must be >= data.task_min_len (3), got 2");
-  CHECK(contains(error_of<ConfigError>([] { Seq2SeqTask t(config("translate"), 1); }),
-                 "data.dataset: \"translate\" is not a seq2seq task"));
   Seq2SeqConfig c = config("copy", 1, 1);
   c.eval_size = 5;  // 10 possible inputs
   CHECK(contains(error_of<ConfigError>([&] { Seq2SeqTask t(c, 1); }),

@@ -147,10 +147,6 @@ TEST_CASE("text dataset: bad inputs are one clear line naming the file or key") 
   CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 8, 1.0); }) ==
         "data.val_fraction: must be in [0, 1), got 1.000000");
   CHECK(error_of<ConfigError>([&] { load(dir / "mid.txt", 0); }) == "data.block_size: must be >= 1, got 0");
-  tc.type = "words";
-  CHECK(
-      contains(error_of<ConfigError>([&] { load(dir / "mid.txt"); }), "data.tokenizer: \"words\" is not a tokenizer"));
-  tc.type = "char";
   std::filesystem::create_directories(dir / "empty_folder");
   CHECK(contains(error_of<DataError>([&] { load(dir / "empty_folder"); }),
                  "empty_folder: folder has no .txt files (data.path)"));

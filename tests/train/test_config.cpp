@@ -144,7 +144,7 @@ TEST_CASE("--set overrides parse JSON values, fall back to strings, and go throu
   CHECK(c.train.steps == 7);
   CHECK(c.data.path == "some file.txt");
   CHECK(c.model.bias == false);
-  CHECK(c.precision.dtype == "bf16");
+  CHECK(c.precision.dtype == Precision::bf16);
   CHECK_THROWS_WITH_AS(apply_override(j, "optim.lr"), doctest::Contains("expected section.key=value"), ConfigError);
   CHECK_THROWS_WITH_AS(apply_override(j, "lr=1"), doctest::Contains("expected section.key=value"), ConfigError);
   apply_override(j, "optim.lrr=1");
@@ -207,12 +207,60 @@ TEST_CASE("the resolved config round-trips through JSON with every field") {
   Config c;
   c.model.n_layer = 3;
   c.optim.lr = 0.123;
-  c.data.dataset = "addition";
+  c.data.dataset = Dataset::addition;
   json j = config_to_json(c);
   CHECK(j["model"]["n_layer"] == 3);
   CHECK(j["train"].contains("seed"));
   Config back = config_from_json(j);
   CHECK(config_to_json(back) == j);
+}
+
+TEST_CASE("option names end at the config: each is read into its enum, written back as its name") {
+  // Every name of every table reads into its value and is written back as the same name.
+  auto round_trip = [](const char* section, const char* key, const auto& table) {
+    for (const auto& n : table) {
+      CAPTURE(n.name);
+      json j = config_to_json(config_from_json(json{{section, {{key, n.name}}}}));
+      CHECK(j[section][key] == n.name);
+    }
+  };
+  round_trip("model", "type", kModelTypeNames);
+  round_trip("data", "dataset", kDatasetNames);
+  round_trip("data", "tokenizer", kTokenizerNames);
+  round_trip("optim", "name", kOptimizerNames);
+  round_trip("optim", "decay", kDecayNames);
+  round_trip("schedule", "name", kScheduleNames);
+  round_trip("train", "rng", kRngNames);
+  round_trip("precision", "dtype", kPrecisionNames);
+  CHECK(config_from_json(json{{"data", {{"dataset", "shakespeare"}}}}).data.dataset == Dataset::shakespeare);
+  CHECK(config_from_json(json{{"optim", {{"name", "sgd"}}}}).optim.name == OptimizerKind::sgd);
+  // An unknown name: one line naming the key, the valid names and the likely one.
+  auto read_error = [](const json& j) {
+    try {
+      config_from_json(j);
+    } catch (const ConfigError& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  CHECK(read_error(json{{"data", {{"dataset", "shakespear"}}}}) ==
+        "data.dataset: must be one of \"synthetic\", \"text\", \"shakespeare\", \"tang\", \"song\", \"copy\", "
+        "\"reverse\", \"sort\", \"addition\", got \"shakespear\" (did you mean \"shakespeare\"?)");
+  CHECK(read_error(json{{"data", {{"tokenizer", "words"}}}}) ==
+        "data.tokenizer: must be one of \"char\", \"bpe\", got \"words\"");
+  CHECK(read_error(json{{"schedule", {{"name", "cosin"}}}}) ==
+        "schedule.name: must be one of \"constant\", \"cosine\", \"linear\", \"noam\", got \"cosin\" (did you mean "
+        "\"cosine\"?)");
+  CHECK(read_error(json{{"train", {{"rng", "mt19937"}}}}) ==
+        "train.rng: must be one of \"xoshiro\", \"torch\", got \"mt19937\"");
+  CHECK(read_error(json{{"optim", {{"name", "lion"}}}}) ==
+        "optim.name: must be one of \"adamw\", \"adam\", \"sgd\", got \"lion\"");
+  CHECK(read_error(json{{"optim", {{"decay", "none"}}}}) ==
+        "optim.decay: must be one of \"matrices\", \"all_matrices\", \"all\", got \"none\"");
+  CHECK(read_error(json{{"train", {{"rng", 1}}}}) == "train.rng: expected a string, got 1 (number)");
+  // Only the seq2seq datasets are tasks of the data library.
+  CHECK(seq2seq_task_of(Dataset::reverse) == data::TaskKind::reverse);
+  CHECK(is_seq2seq_dataset(Dataset::addition));
+  CHECK(!is_seq2seq_dataset(Dataset::tang));
+  CHECK_THROWS_WITH_AS(seq2seq_task_of(Dataset::text), "data.dataset: \"text\" is not a seq2seq task", ConfigError);
 }
 
 TEST_CASE("edit distance and did-you-mean") {

@@ -57,7 +57,7 @@ TEST_CASE("nanoGPT round trip: run to ckpt.pt and meta.pkl and back to a run tha
   CHECK(converted.model.block_size == c.model.block_size);
   CHECK(converted.model.bias == c.model.bias);
   CHECK(converted.model.tie_weights == c.model.tie_weights);
-  CHECK(converted.data.dataset == "text");
+  CHECK(converted.data.dataset == Dataset::text);
 
   // eval: the same val loss, to the printed digits; sample: the same text for the same seed.
   std::string eval_a = run_command(exe + " eval " + c.output.run_dir, code);

@@ -60,15 +60,16 @@ TEST_CASE("same config and seed give the same losses bit for bit, another seed d
   c.train.seed = 7;
   TrainResult other = quiet_train(c);
   CHECK(other.losses != a.losses);
-  c.train.rng = "torch";  // PyTorch's generator: repeatable too, and other draws than ours
+  c.train.rng = RngKind::torch;  // PyTorch's generator: repeatable too, and other draws than ours
   TrainResult t1 = quiet_train(c), t2 = quiet_train(c);
   CHECK(t1.losses == t2.losses);
   CHECK(t1.losses != other.losses);
 }
 
 TEST_CASE("a run stopped at step k and resumed gives the uninterrupted run's losses bit for bit") {
-  for (const std::string rng : {"xoshiro", "torch"}) {  // torch: the shared generator and the batch drawn ahead
-    CAPTURE(rng);
+  for (const RngKind rng :
+       {RngKind::xoshiro, RngKind::torch}) {  // torch: the shared generator and the batch drawn ahead
+    CAPTURE(option_name(rng));
     Config c = tiny_config("resume");
     c.model.dropout = 0.1;
     c.train.rng = rng;
@@ -331,7 +332,7 @@ TEST_CASE("dataset tang trains on the fortunes-zh Tang poems and reports the poe
     return;
   }
   Config c = tiny_config("tang");
-  c.data.dataset = "tang";
+  c.data.dataset = Dataset::tang;
   c.data.path = "";
   c.train.steps = 4;
   c.train.samples = 2;
@@ -548,9 +549,9 @@ TEST_CASE("bf16 and fp16 (with loss scaling) runs end within a few percent of th
   Config c = tiny_config("precision");
   c.train.steps = 60;
   double fp32 = quiet_train(c).val_loss;
-  c.precision.dtype = "bf16";
+  c.precision.dtype = Precision::bf16;
   double bf16 = quiet_train(c).val_loss;
-  c.precision.dtype = "fp16";
+  c.precision.dtype = Precision::fp16;
   TrainResult fp16 = quiet_train(c);
   CHECK(std::fabs(bf16 - fp32) / fp32 < 0.05);
   CHECK(std::fabs(fp16.val_loss - fp32) / fp32 < 0.05);

@@ -40,7 +40,7 @@ inline std::string tiny_corpus_path() {
 
 inline Config tiny_config(const std::string& run_name) {
   Config c;
-  c.data.dataset = "text";
+  c.data.dataset = Dataset::text;
   c.data.path = tiny_corpus_path();
   c.model.n_layer = 1;
   c.model.n_head = 2;
