@@ -10,6 +10,11 @@
 
 namespace sf::exercise {
 
+static bool chinese_ = false;
+void set_chinese(bool zh) { chinese_ = zh; }
+bool chinese() { return chinese_; }
+std::string tr(const std::string& en, const std::string& zh) { return chinese_ ? zh : en; }
+
 static std::string num(double x) {
   if (std::isnan(x)) return "nan";  // printf's "-nan" would only confuse
   char buf[64];
@@ -74,9 +79,12 @@ std::string diagnose(std::string problem, const Tensor& got, const std::vector<M
                      double rtol) {
   if (problem.empty() || !got.defined()) return problem;
   for (const Mistake& m : mistakes)
-    if (m.value.defined() && compare(m.value, got, atol, rtol).empty())
-      return problem + "; this is exactly what you get when " + m.what;
+    if (m.value.defined() && compare(m.value, got, atol, rtol).empty()) return with_cause(problem, m.what);
   return problem;
+}
+
+std::string with_cause(const std::string& problem, const std::string& what) {
+  return problem + tr("; this is exactly what you get when ", "；这正是下面这个错误得到的结果：") + what;
 }
 
 std::string same_dtype(const Tensor& got, DType dtype) {

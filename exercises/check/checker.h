@@ -80,6 +80,14 @@ const HintTiers& hints_of(int number);
 // a tier outside 1..3 throws ConfigError.
 void print_hint(const std::string& which, int tier, std::ostream& out, bool zh = false);
 
+// ---- the language of what a learner reads (check_util.cpp) ----
+// English unless set_chinese(true) (`exercise check N` with SF_LANG=zh): every FAIL line, hint and
+// diagnosis exists in both languages, the Chinese in the course's terms (lessons/zh/glossary.md).
+void set_chinese(bool zh);
+bool chinese();
+// `en` or `zh`, in the language set.
+std::string tr(const std::string& en, const std::string& zh);
+
 // ---- helpers for the checks (check_util.cpp) ----
 
 // "" when got equals expected within |e - g| <= atol + rtol |e| everywhere (equal infinities and
@@ -95,6 +103,8 @@ struct Mistake {
   std::string what;
   Tensor value;
 };
+// `problem` with its likely cause appended: "...; this is exactly what you get when <what>".
+std::string with_cause(const std::string& problem, const std::string& what);
 // `problem` (a compare() result) with the first mistake whose value `got` matches appended
 // ("...; this is what you get when <what>"), so a learner sees the likely cause, not only the
 // number. Unchanged when `problem` is empty or no mistake matches.
