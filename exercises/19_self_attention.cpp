@@ -1,4 +1,4 @@
-// Exercise 19 (lesson 14, build a GPT): causal self-attention as a module, from your pieces.
+// Exercise 19 (lesson 14 build-gpt): causal self-attention as a module, from your pieces.
 //
 // The attention of exercise 8, now inside a layer with weights: project every token to a query,
 // a key and a value, split them into heads, attend causally, merge the heads, project back.

@@ -1,4 +1,4 @@
-// Exercise 21 (lesson 14, build a GPT): the GPT forward, from token ids to logits and the loss.
+// Exercise 21 (lesson 14 build-gpt): the GPT forward, from token ids to logits and the loss.
 //
 // Each token id becomes a vector (its row of the token table) plus the vector of its position;
 // the blocks transform the sequence; a final LayerNorm and the head turn each position's vector

@@ -1,4 +1,4 @@
-// Exercise 23 (lesson 14, build a GPT; sampling as in lesson 23): generate() with the KV cache.
+// Exercise 23 (lesson 14 build-gpt; sampling as in lesson 23 kv-cache): generate() with the KV cache.
 //
 // A language model gives scores for the next token; writing text is drawing one, appending it,
 // and asking again. The KV cache makes each new token cost one position, not the whole prefix.

@@ -1,4 +1,4 @@
-// check_assembly.cpp: the checks of exercises 19-23 (lesson 14, build a GPT): causal
+// check_assembly.cpp: the checks of exercises 19-23 (lesson 14 build-gpt): causal
 // self-attention, the Pre-LN block, the GPT forward, one training step and generate(). Each is
 // compared with the framework's own module on the same weights (a small GPT whose every weight
 // is random, so a forgotten bias or LayerNorm weight shows), in float64 and float32, and the

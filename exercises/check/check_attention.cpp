@@ -1,4 +1,4 @@
-// check_attention.cpp: the checks of exercises 5-10 (lessons 5, 7 and 21): softmax forward and
+// check_attention.cpp: the checks of exercises 5-10 (lessons 5 attention, 7 multihead and 21 online-softmax): softmax forward and
 // backward, cross-entropy, causal attention, the online softmax, splitting and merging heads.
 #include <cmath>
 #include <limits>

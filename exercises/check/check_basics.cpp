@@ -1,4 +1,4 @@
-// check_basics.cpp: the checks of exercises 1-4 (lessons 2, 3, 4 and 8): tanh backward, reducing a
+// check_basics.cpp: the checks of exercises 1-4 (lessons 2 autograd, 3 broadcasting, 4 embeddings and 8 positions): tanh backward, reducing a
 // broadcast gradient, the embedding's scatter-add, sinusoidal positions.
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// check_layers.cpp: the checks of exercises 11-14 (lessons 9, 10 and 12): LayerNorm forward and
+// check_layers.cpp: the checks of exercises 11-14 (lessons 9 layernorm, 10 feedforward and 12 decoder): LayerNorm forward and
 // backward, GELU, appending to a KV cache.
 #include <cmath>
 #include <tuple>

@@ -1,4 +1,4 @@
-// check_training.cpp: the checks of exercises 15-18 (lessons 13 and 16): the warmup + cosine
+// check_training.cpp: the checks of exercises 15-18 (lessons 13 training and 16 mixed-precision): the warmup + cosine
 // schedule, global-norm clipping, the AdamW update, dynamic loss scaling.
 #include <cmath>
 #include <limits>
