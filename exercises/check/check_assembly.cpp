@@ -186,10 +186,12 @@ void check_self_attention(Report& r) {
           std::string d = diagnose(compare(slice(whole, 1, cuts[i], cuts[i + 1]), part), part,
                                    attention_slips(attn, slice(x, 1, 0, cuts[i + 1]), cuts[i + 1] - cuts[i], true));
           if (!d.empty())
-            return "positions " + std::to_string(cuts[i]) + ".." + std::to_string(cuts[i + 1] - 1) + ": " + d;
+            return tr("positions ", "位置 ") + std::to_string(cuts[i]) + ".." + std::to_string(cuts[i + 1] - 1) +
+                   tr(": ", "：") + d;
           if (cache.length() != cuts[i + 1])
-            return "after positions up to " + std::to_string(cuts[i + 1] - 1) + " the cache holds " +
-                   std::to_string(cache.length()) + " positions, expected " + std::to_string(cuts[i + 1]);
+            return tr("after positions up to ", "处理到位置 ") + std::to_string(cuts[i + 1] - 1) +
+                   tr(" the cache holds ", " 之后缓存里有 ") + std::to_string(cache.length()) +
+                   tr(" positions, expected ", " 个位置，应为 ") + std::to_string(cuts[i + 1]);
         }
         return std::string();
       },
@@ -212,7 +214,8 @@ void check_self_attention(Report& r) {
         Tensor x = random_of({2, 5, 8}, 192, DType::f32);
         NoGradGuard no_grad;
         Tensor got = causal_self_attention(model->h[0].attn, x, nullptr);
-        if (got.defined() && got.dtype() != DType::f32) return std::string("the result is float64 for float32 inputs");
+        if (got.defined() && got.dtype() != DType::f32)
+          return tr("the result is float64 for float32 inputs", "输入是 float32，结果却是 float64");
         return values(DType::f32, kAtol32, kRtol32);
       },
       "make the mask in x's dtype (Tensor::from_vector(.., x.dtype())) so no float64 tensor enters a float32 model");
@@ -305,9 +308,9 @@ void check_transformer_block(Report& r) {
         Tensor whole = block.forward(x, causal());
         KVCache cache;
         std::string a = compare(slice(whole, 1, 0, 4), transformer_block(block, slice(x, 1, 0, 4), &cache));
-        if (!a.empty()) return "positions 0..3: " + a;
+        if (!a.empty()) return tr("positions 0..3: ", "位置 0..3：") + a;
         std::string b = compare(slice(whole, 1, 4, 6), transformer_block(block, slice(x, 1, 4, 6), &cache));
-        return b.empty() ? b : "positions 4..5 after the cached 4: " + b;
+        return b.empty() ? b : tr("positions 4..5 after the cached 4: ", "缓存了 4 个之后的位置 4..5：") + b;
       },
       "give the cache to causal_self_attention");
   r.check(
@@ -380,7 +383,7 @@ void check_gpt_forward(Report& r) {
         IntTensor idx = random_ids(1, 3, 11, 215);
         NoGradGuard no_grad;
         GPTOutput out = gpt_forward(*model, idx, nullptr, nullptr);
-        if (out.loss.defined()) return std::string("the loss is defined although targets is null");
+        if (out.loss.defined()) return tr("the loss is defined although targets is null", "targets 为空，损失却有定义");
         return compare(model->forward(idx), out.logits);
       },
       "compute the loss only when targets != nullptr");
@@ -420,7 +423,8 @@ void check_gpt_forward(Report& r) {
                   "没有把缓存传给各个块（每次调用只关注自己的这几个词元，位置也从 0 开始）"),
                gpt_with(*model, ids, GptSlip::blocks_without_cache, &uncached)}};
           std::string d = diagnose(compare(slice(whole, 1, a, b), out.logits), out.logits, slips);
-          if (!d.empty()) return "positions " + std::to_string(a) + ".." + std::to_string(b - 1) + ": " + d;
+          if (!d.empty())
+            return tr("positions ", "位置 ") + std::to_string(a) + ".." + std::to_string(b - 1) + tr(": ", "：") + d;
         }
         return std::string();
       },
@@ -434,7 +438,8 @@ void check_gpt_forward(Report& r) {
         try {
           gpt_forward(*model, random_ids(1, 9, 11, 222), nullptr, nullptr);
         } catch (const ShapeError&) { return std::string(); }
-        return std::string("9 tokens with block_size 8 were accepted; throw ShapeError (there is no position 8)");
+        return tr("9 tokens with block_size 8 were accepted; throw ShapeError (there is no position 8)",
+                  "block_size 为 8 时 9 个词元被接受了；应抛出 ShapeError（没有位置 8）");
       },
       "check offset + T <= block_size before looking up positions");
   r.check(
@@ -654,7 +659,8 @@ static std::string compare_steps(const StepCase& c) {
     if (!d.empty()) return fail(at + tr("loss ", "损失 ") + d);
     d = compare(norm, got.grad_norm, c.atol, c.rtol);
     if (!d.empty()) return fail(at + tr("grad_norm (before clipping) ", "grad_norm（裁剪之前）") + d);
-    if (norm <= config.max_norm) return at + "internal: this check's gradients should need clipping";
+    if (norm <= config.max_norm)
+      return at + tr("internal: this check's gradients should need clipping", "内部错误：这项检查的梯度本应需要裁剪");
     d = compare(lr_at(schedule, step), got.lr, 1e-12, 1e-9);
     if (!d.empty()) return fail(at + "lr " + d);
     if (state.step != step + 1)
@@ -693,12 +699,14 @@ void check_train_step(Report& r) {
         train_step(*model, random_ids(1, 4, 11, 251), random_ids(1, 4, 11, 252), state, config);
         const auto params = model->parameters();
         if (state.m.size() != params.size() || state.v.size() != params.size())
-          return "state.m has " + std::to_string(state.m.size()) + " and state.v " + std::to_string(state.v.size()) +
-                 " vectors, expected one per parameter (" + std::to_string(params.size()) + ")";
+          return tr("state.m has ", "state.m 有 ") + std::to_string(state.m.size()) +
+                 tr(" and state.v ", " 个向量，state.v 有 ") + std::to_string(state.v.size()) +
+                 tr(" vectors, expected one per parameter (", " 个，应为每个参数一个（") +
+                 std::to_string(params.size()) + tr(")", " 个）");
         for (size_t i = 0; i < params.size(); ++i)
           if (static_cast<int64_t>(state.m[i].size()) != params[i].numel())
-            return "state.m[" + std::to_string(i) + "] has " + std::to_string(state.m[i].size()) +
-                   " values, expected " + std::to_string(params[i].numel());
+            return "state.m[" + std::to_string(i) + tr("] has ", "] 有 ") + std::to_string(state.m[i].size()) +
+                   tr(" values, expected ", " 个值，应为 ") + std::to_string(params[i].numel());
         return std::string();
       },
       "when state.m is empty, push one vector of p.numel() zeros per parameter, in model.parameters() order");
@@ -875,9 +883,9 @@ void check_generate(Report& r) {
       "sample_token: top_p 0.6, and top_k 5 with top_p 0.8",
       [] {
         std::string a = compare_draws({1.0, 0, 0.6}, 234);
-        if (!a.empty()) return "top_p 0.6: " + a;
+        if (!a.empty()) return tr("top_p 0.6: ", "top_p 0.6：") + a;
         std::string b = compare_draws({0.8, 5, 0.8}, 235);
-        return b.empty() ? b : "top_k 5, top_p 0.8, temperature 0.8: " + b;
+        return b.empty() ? b : tr("top_k 5, top_p 0.8, temperature 0.8: ", "top_k 5，top_p 0.8，温度 0.8：") + b;
       },
       "top_p keeps the shortest prefix of the sorted ids whose weight reaches top_p times the total of the "
       "top_k kept (add weights while the sum is below that); top_k first, then top_p");
@@ -889,8 +897,11 @@ void check_generate(Report& r) {
         for (SamplingConfig s : {SamplingConfig{0.0, 0, 1.0}, SamplingConfig{1.0, 1, 1.0}}) {
           int64_t got = sample_token(z, s, gen);
           if (got != 4)
-            return "temperature " + std::to_string(s.temperature) + ", top_k " + std::to_string(s.top_k) +
-                   ": expected token 4 (logit 3, tied with token 9), got " + std::to_string(got);
+            return tr("temperature ", "温度 ") + std::to_string(s.temperature) + tr(", top_k ", "，top_k ") +
+                   std::to_string(s.top_k) +
+                   tr(": expected token 4 (logit 3, tied with token 9), got ",
+                      "：应为词元 4（logit 3，与词元 9 并列），得到 ") +
+                   std::to_string(got);
         }
         return std::string();
       },

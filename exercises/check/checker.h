@@ -52,6 +52,13 @@ struct Exercise {
   std::function<void(Report&)> run;
 };
 
+// The exercise's title in Chinese, and in the language set (set_chinese).
+std::string title_zh(const Exercise& e);
+std::string title_of(const Exercise& e);
+// How a check's lines start, in the language set: "FAIL  " and "      hint: ".
+std::string fail_mark();
+std::string hint_mark();
+
 // Every exercise, in course order.
 const std::vector<Exercise>& all_exercises();
 // An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid numbers.
@@ -87,6 +94,13 @@ void set_chinese(bool zh);
 bool chinese();
 // `en` or `zh`, in the language set.
 std::string tr(const std::string& en, const std::string& zh);
+// A check's name or hint (English, as written at the check) in Chinese, from the table in
+// zh_texts.cpp; a text the table lacks is returned as it is and remembered in untranslated(),
+// which a test requires to stay empty.
+std::string zh_text(const std::string& en);
+const std::vector<std::string>& untranslated();
+// The table's Chinese for `en` if it has one, else `en` (a text already in Chinese passes as is).
+std::string zh_text_if_known(const std::string& en);
 
 // ---- helpers for the checks (check_util.cpp) ----
 
