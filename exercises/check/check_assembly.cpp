@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 
+#include "autograd/graph.h"
 #include "autograd/ops.h"
 #include "exercises/check/checker.h"
 #include "exercises/exercise.h"
@@ -57,6 +58,51 @@ static AttentionMask causal() {
 
 // Float32 tolerances: the same math in another order differs by a few ulps per op.
 static constexpr double kAtol32 = 2e-5, kRtol32 = 2e-4;
+
+// "" when the graph below `out` has a node of each of your pieces in `yours` ("your_softmax", ...)
+// and none of the framework's ops that do the same job; else what is missing or what was used
+// instead. The assembly exercises are there to run your pieces: a block built from the
+// framework's LayerNorm passes every value check and learns nothing of yours.
+static std::string uses_your_pieces(const Tensor& out, const std::vector<std::string>& yours) {
+  if (!out.defined() || !out.requires_grad())
+    return tr("the result has no gradient history, so it cannot be traced back to your pieces",
+              "结果没有梯度记录，无法追溯到你写的各块");
+  std::vector<std::string> ops;
+  for (const Tensor& t : topological_order(out))
+    if (t.grad_fn()) ops.push_back(t.grad_fn()->op);
+  auto called = [&](const std::string& prefix) {
+    for (const std::string& op : ops)
+      if (op.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  // The framework's op for a job, and the piece of yours that does it.
+  const std::pair<const char*, const char*> theirs[] = {{"softmax", "your_softmax"},
+                                                        {"log_softmax", "your_cross_entropy"},
+                                                        {"cross_entropy", "your_cross_entropy"},
+                                                        {"layer_norm", "your_layer_norm"},
+                                                        {"gelu", "your_gelu"},
+                                                        {"linear_gelu", "your_gelu"},
+                                                        {"embedding", "your_embedding"},
+                                                        {"attention", "your_softmax"},
+                                                        {"attention_packed", "your_softmax"},
+                                                        {"attention_packed_tiled", "your_softmax"},
+                                                        {"slice_heads", "exercise::split_heads"},
+                                                        {"merge_heads", "exercise::merge_heads"}};
+  for (const auto& [op, mine] : theirs)
+    for (const std::string& o : ops)
+      if (o == op)
+        return tr(std::string("the framework's ") + op + " op is in your graph: use " + mine +
+                      " (the assembly exercises run your own pieces; sf::" + op +
+                      ", ln_1.forward, mlp.forward and "
+                      "the like are the framework's)",
+                  std::string("你的计算图里有框架的 ") + op + " 运算：请用 " + mine +
+                      "（组装练习运行的是你自己写的各块；sf::" + op + "、ln_1.forward、mlp.forward 之类是框架的）");
+  for (const std::string& piece : yours)
+    if (!called(piece))
+      return tr("your code does not call " + piece + " (the assembly exercises run your own pieces)",
+                "你的代码没有调用 " + piece + "（组装练习运行的是你自己写的各块）");
+  return "";
+}
 
 // ---- 19 causal self-attention ----
 // The likely mistakes, each computed with the framework's ops: what a learner's attention returns
@@ -158,6 +204,15 @@ void check_self_attention(Report& r) {
   };
   r.check(
       "values on (2, 5, 8), 2 heads, float64", [=] { return values(DType::f64, 1e-9, 1e-7); }, hint);
+  r.check(
+      "it runs your pieces: your_softmax, exercise::split_heads and merge_heads, not the framework's",
+      [] {
+        auto model = tiny_gpt(DType::f64, 191);
+        Tensor x = random_f64({1, 3, 8}, 192).requires_grad_();
+        return uses_your_pieces(causal_self_attention(model->h[0].attn, x, nullptr), {"your_softmax"});
+      },
+      "your_softmax(scores) for the weights; exercise::split_heads and exercise::merge_heads (written with the "
+      "namespace: sf::split_heads and sf::merge_heads are the framework's)");
   r.check(
       "float64 gradient check: x, c_attn and c_proj",
       [] {
@@ -284,6 +339,16 @@ void check_transformer_block(Report& r) {
   r.check(
       "values on (2, 5, 8), float64", [=] { return values(DType::f64, 1e-9, 1e-7, 1e-5); }, hint);
   r.check(
+      "it runs your pieces: your_layer_norm, your_gelu and your attention, not the framework's",
+      [] {
+        auto model = tiny_gpt(DType::f64, 201);
+        Tensor x = random_f64({1, 3, 8}, 202).requires_grad_();
+        return uses_your_pieces(transformer_block(model->h[0], x, nullptr),
+                                {"your_layer_norm", "your_gelu", "your_softmax"});
+      },
+      "your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps) rather than ln_1.forward(x); your_gelu on c_fc's "
+      "output rather than mlp.forward; causal_self_attention (exercise 19) rather than attn.forward");
+  r.check(
       "values with LayerNorm eps 0.5 (the block's own eps, not 1e-5)",
       [=] { return values(DType::f64, 1e-9, 1e-7, 0.5); }, "pass block.ln_1.eps and block.ln_2.eps to your_layer_norm");
   r.check(
@@ -376,6 +441,17 @@ void check_gpt_forward(Report& r) {
   };
   r.check(
       "logits and loss on (2, 7), float64", [=] { return values(DType::f64, 1e-9, 1e-7); }, hint);
+  r.check(
+      "it runs your pieces: your_embedding, your blocks, your_layer_norm and your_cross_entropy",
+      [] {
+        auto model = tiny_gpt(DType::f64, 211);
+        IntTensor idx = random_ids(1, 3, 11, 212), targets = random_ids(1, 3, 11, 213);
+        return uses_your_pieces(
+            gpt_forward(*model, idx, &targets, nullptr).loss,
+            {"your_embedding", "your_layer_norm", "your_gelu", "your_softmax", "your_cross_entropy"});
+      },
+      "your_embedding for wte and wpe, transformer_block (exercise 20) for each block, your_layer_norm for ln_f and "
+      "your_cross_entropy for the loss, not the framework's modules or sf::cross_entropy");
   r.check(
       "without targets: logits only, the loss undefined",
       [] {

@@ -11,6 +11,18 @@ namespace sf::exercise {
 
 static const std::unordered_map<std::string, std::string>& table() {
   static const std::unordered_map<std::string, std::string> texts = {
+      {"it runs your pieces: your_softmax, exercise::split_heads and merge_heads, not the framework's",
+       "它运行的是你写的各块：your_softmax、exercise::split_heads 和 merge_heads，而不是框架的"},
+      {"your_softmax(scores) for the weights; exercise::split_heads and exercise::merge_heads (written with the namespace: sf::split_heads and sf::merge_heads are the framework's)",
+       "权重用 your_softmax(scores)；用 exercise::split_heads 和 exercise::merge_heads（带上命名空间写：sf::split_heads 和 sf::merge_heads 是框架的）"},
+      {"it runs your pieces: your_layer_norm, your_gelu and your attention, not the framework's",
+       "它运行的是你写的各块：your_layer_norm、your_gelu 和你的注意力，而不是框架的"},
+      {"your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps) rather than ln_1.forward(x); your_gelu on c_fc's output rather than mlp.forward; causal_self_attention (exercise 19) rather than attn.forward",
+       "用 your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps)，不要用 ln_1.forward(x)；对 c_fc 的输出用 your_gelu，不要用 mlp.forward；用 causal_self_attention（练习 19），不要用 attn.forward"},
+      {"it runs your pieces: your_embedding, your blocks, your_layer_norm and your_cross_entropy",
+       "它运行的是你写的各块：your_embedding、你的块、your_layer_norm 和 your_cross_entropy"},
+      {"your_embedding for wte and wpe, transformer_block (exercise 20) for each block, your_layer_norm for ln_f and your_cross_entropy for the loss, not the framework's modules or sf::cross_entropy",
+       "wte 和 wpe 用 your_embedding，每个块用 transformer_block（练习 20），ln_f 用 your_layer_norm，损失用 your_cross_entropy，不要用框架的模块或 sf::cross_entropy"},
       // the likely mistakes the checks name on a value mismatch (diagnose)
       {"only the Jacobian's diagonal y_i (1 - y_i) is used: the off-diagonal -y_i y_j terms are missing",
        "只用了雅可比矩阵的对角线 y_i (1 - y_i)：缺了非对角线上的 -y_i y_j 项"},

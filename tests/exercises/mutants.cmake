@@ -125,6 +125,9 @@ sf_mutant(19_self_attention "exercise::merge_heads(y)" "reshape(y, {y.size(0), y
           "without moving the head axis back")
 sf_mutant(19_self_attention "return linear(exercise::merge_heads(y), attn.c_proj.weight, attn.c_proj.bias);"
           "return exercise::merge_heads(y);" "the output projection c_proj is left out")
+# 19 with the framework's softmax or merge_heads instead of yours.
+sf_mutant(19_self_attention "your_softmax(scores)" "softmax(scores, -1)" "the framework's softmax op is in your graph")
+sf_mutant(19_self_attention "exercise::merge_heads(y)" "sf::merge_heads(y)" "the framework's merge_heads op")
 # 20: LayerNorm after attention's residual add (Post-LN's first half); the MLP without its residual;
 # eps fixed at 1e-5; Post-LN throughout; attention without its residual; ln_1 where ln_2 belongs.
 # The first one comes first: test_capstone_wrong_piece links its file (20_transformer_block_1).
@@ -147,6 +150,9 @@ sf_mutant(20_transformer_block "Tensor h = x + causal_self_attention" "Tensor h 
           "the attention's residual is missing")
 sf_mutant(20_transformer_block "your_layer_norm(h, ln_2.weight, ln_2.bias, ln_2.eps)"
           "your_layer_norm(h, ln_1.weight, ln_1.bias, ln_1.eps)" "ln_1 is used where ln_2 belongs")
+# 20 with the framework's LayerNorm and MLP (values all right, none of the learner's pieces run).
+sf_mutant(20_transformer_block "return h + linear(a, block.mlp.c_proj.weight, block.mlp.c_proj.bias);"
+          "return h + block.mlp.forward(block.ln_2.forward(h));" "the framework's layer_norm op is in your graph")
 # 21: positions that restart at 0 with a cache; no final LayerNorm; the loss summed, not averaged;
 # no position embeddings; the blocks without the cache.
 sf_mutant(21_gpt_forward "const int64_t offset = cache != nullptr ? cache->length() : 0;"
@@ -159,6 +165,11 @@ sf_mutant(21_gpt_forward "out.loss = your_cross_entropy(reshape(out.logits, {B *
 sf_mutant(21_gpt_forward " + your_embedding(model.wpe->weight, IntTensor({T}, pos))" ""
           "the position embeddings are not added")
 sf_mutant(21_gpt_forward "cache != nullptr ? &cache->layers[i] : nullptr" "nullptr" "the blocks do not get the cache")
+# 21 with the framework's embedding or cross-entropy.
+sf_mutant(21_gpt_forward "your_embedding(model.wte.weight, idx)" "embedding(model.wte.weight, idx)"
+          "the framework's embedding op is in your graph")
+sf_mutant(21_gpt_forward "your_cross_entropy(reshape(out.logits, {B * T, V}), flat)"
+          "cross_entropy(reshape(out.logits, {B * T, V}), flat)" "use your_cross_entropy")
 # 22: gradients that pile up across steps; no clipping; the config's lr instead of the schedule's;
 # weight decay on every parameter; the schedule read one step early; its rate applied one step late.
 sf_mutant(22_train_step "  model.zero_grad();\n" "" "the gradients are not zeroed")
