@@ -2,6 +2,7 @@
 // `scratchformer exercise check` and `exercise list` print.
 #include "exercises/check/checker.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -22,33 +23,62 @@ const char* outcome_name(Outcome o) {
 std::string fail_mark() { return tr("FAIL  ", "未通过  "); }
 std::string hint_mark() { return tr("      hint: ", "      提示："); }
 
+static char crash_buffer[1024] = "";
+const char* crash_message() { return crash_buffer; }
+
+// Fills crash_buffer for the check about to run (empty `name`: no check running).
+static void set_crash_message(const std::string& name) {
+  std::string m;
+  if (!name.empty())
+    m = tr("\n  CRASH  your code crashed during the check \"" + name +
+               "\": an index out of range or a null or dangling pointer is the usual cause (for example v[i] on "
+               "an empty vector, such as cache->layers[i] before the layers exist; v.at(i) throws a clear error "
+               "instead). Exit code 139 (SIGSEGV) or 134 (SIGABRT).\n",
+           "\n  崩溃  你的代码在检查“" + name +
+               "”时崩溃了：常见原因是下标越界或空指针、悬空指针（例如对空的 vector 用 v[i]，像 layers 还没建好时的 "
+               "cache->layers[i]；v.at(i) 会抛出清楚的错误）。退出码 139（SIGSEGV）或 134（SIGABRT）。\n");
+  const size_t n = std::min(m.size(), sizeof crash_buffer - 1);
+  m.copy(crash_buffer, n);
+  crash_buffer[n] = '\0';
+}
+
+void Report::add_line(const std::string& line) {
+  lines_.push_back(line);
+  if (echo_ != nullptr) *echo_ << "  " << line << "\n" << std::flush;
+}
+
 bool Report::check(const std::string& name_en, const std::function<std::string()>& f, const std::string& hint_en) {
   // Each check's name and hint are written in English at the check; zh_texts.cpp has them in Chinese.
   const std::string name = chinese() ? zh_text(name_en) : name_en;
   const std::string hint = chinese() ? zh_text(hint_en) : hint_en;
   if (outcome_ != Outcome::passed) return false;  // an earlier check already ended the exercise
   std::string problem;
+  set_crash_message(name);
   try {
     problem = f();
+    set_crash_message("");
   } catch (const NotImplemented& e) {
+    set_crash_message("");
     outcome_ = Outcome::not_implemented;
-    lines_.push_back(
+    add_line(
         tr("not implemented yet: " + std::string(e.what()) + " still calls todo(); its comment says what to compute",
            "尚未实现：" + std::string(e.what()) + " 还在调用 todo()；它的注释说明了要计算什么"));
     return false;
   } catch (const CheckFailed& e) {
+    set_crash_message("");
     problem = e.what();
   } catch (const std::exception& e) {  // sf::ShapeError from a misused op, std::out_of_range, ...
+    set_crash_message("");
     problem = tr("your code threw an error: ", "你的代码抛出了错误：") + e.what();
   }
   if (problem.empty()) {
     ++passed_;
-    lines_.push_back(tr("ok    ", "通过  ") + name);
+    add_line(tr("ok    ", "通过  ") + name);
     return true;
   }
   outcome_ = Outcome::failed;
-  lines_.push_back(fail_mark() + name + tr(": ", "：") + problem);
-  lines_.push_back(hint_mark() + hint);
+  add_line(fail_mark() + name + tr(": ", "：") + problem);
+  add_line(hint_mark() + hint);
   return false;
 }
 
@@ -117,8 +147,9 @@ const Exercise& find_exercise(const std::string& number) {
                     ", or all; `exercise list` shows them)");
 }
 
-Report run_exercise(const Exercise& e) {
+Report run_exercise(const Exercise& e, std::ostream* echo) {
   Report r;
+  r.echo_to(echo);
   // The checks catch what the learner's code throws; this catches a bug in a check itself, so a
   // run over all exercises still reports the others.
   try {
@@ -173,10 +204,12 @@ std::string title_zh(const Exercise& e) {
 
 std::string title_of(const Exercise& e) { return chinese() ? title_zh(e) : e.title; }
 
-static void print_one(const Exercise& e, const Report& r, std::ostream& out, const LessonLabel& lesson_label) {
+// Prints the exercise's heading, runs its checks printing each line as it ends, then the verdict.
+static Report check_one(const Exercise& e, std::ostream& out, const LessonLabel& lesson_label) {
   out << tr("exercise ", "练习 ") << e.number << tr(": ", "：") << title_of(e) << tr(" (", "（")
-      << lesson_label(e.lesson) << tr("; edit exercises/", "；编辑 exercises/") << e.file << tr(".cpp)\n", ".cpp）\n");
-  for (const std::string& line : r.lines()) out << "  " << line << "\n";
+      << lesson_label(e.lesson) << tr("; edit exercises/", "；编辑 exercises/") << e.file << tr(".cpp)\n", ".cpp）\n")
+      << std::flush;
+  Report r = run_exercise(e, &out);
   switch (r.outcome()) {
     case Outcome::passed:
       out << tr("  passed: all ", "  通过：全部 ") << r.checks_passed() << tr(" checks hold\n", " 项检查都成立\n");
@@ -188,19 +221,18 @@ static void print_one(const Exercise& e, const Report& r, std::ostream& out, con
       break;
     case Outcome::not_implemented: break;
   }
+  return r;
 }
 
 int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label) {
   if (which != "all") {
     const Exercise& e = find_exercise(which);
-    Report r = run_exercise(e);
-    print_one(e, r, out, lesson_label);
+    Report r = check_one(e, out, lesson_label);
     return r.outcome() == Outcome::passed ? 0 : 1;
   }
   int counts[3] = {0, 0, 0};
   for (const Exercise& e : all_exercises()) {
-    Report r = run_exercise(e);
-    print_one(e, r, out, lesson_label);
+    Report r = check_one(e, out, lesson_label);
     out << "\n";
     ++counts[static_cast<int>(r.outcome())];
   }

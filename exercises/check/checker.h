@@ -33,14 +33,19 @@ class Report {
   // code fails the check, quoting its message. Once a check has not held, later ones are skipped
   // (they would repeat the first problem). Returns whether this check held.
   bool check(const std::string& name, const std::function<std::string()>& f, const std::string& hint);
+  // Prints each line to `out` as soon as its check ends (`exercise check`: the lines before a
+  // crash of the learner's code are then on the screen).
+  void echo_to(std::ostream* out) { echo_ = out; }
   Outcome outcome() const { return outcome_; }
   int checks_passed() const { return passed_; }
   const std::vector<std::string>& lines() const { return lines_; }
 
  private:
+  void add_line(const std::string& line);
   Outcome outcome_ = Outcome::passed;
   int passed_ = 0;
   std::vector<std::string> lines_;
+  std::ostream* echo_ = nullptr;
 };
 
 struct Exercise {
@@ -63,12 +68,18 @@ std::string hint_mark();
 const std::vector<Exercise>& all_exercises();
 // An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid numbers.
 const Exercise& find_exercise(const std::string& number);
-// Runs one exercise's checks; the learner's code cannot make it throw.
-Report run_exercise(const Exercise& e);
+// Runs one exercise's checks; the learner's code cannot make it throw. With `echo`, each line is
+// printed there as its check ends.
+Report run_exercise(const Exercise& e, std::ostream* echo = nullptr);
 
 // How the printouts name an exercise's lesson, from the lesson's name ("lesson 5 attention"). The
 // course's list of lessons sits above the exercises, so the program that prints passes it in.
 using LessonLabel = std::function<std::string(const std::string& lesson)>;
+
+// What to print if the learner's code crashes (a signal such as SIGSEGV) during the check that
+// is running: its name and the likely causes, in the checker's language. A fixed buffer, so that
+// a signal handler can write it (the CLI's handler, app/cmd_exercise.cpp); "" between checks.
+const char* crash_message();
 
 // `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
 int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label);
