@@ -20,36 +20,48 @@ namespace sf::exercise {
 // The exercises whose functions the capstone runs, in course order.
 static const int kPieces[] = {3, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17, 19, 20, 21, 22, 23};
 
+static std::string scientific(double x) {  // 7.11e-04
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2e", x);
+  return buf;
+}
+
 static std::string fixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
   return buf;
 }
 
-// Runs every piece's checks: lists the missing ones, or names the first failing check. Returns
-// whether all pass.
+// Runs every piece's checks: names the first failing check (of the first piece that fails) and
+// lists every piece still a stub. Returns whether all pass.
 static bool pieces_pass(std::ostream& out, const LessonLabel& lesson_label) {
   std::vector<const Exercise*> missing;
+  const Exercise* failed = nullptr;
+  Report failed_report;
   for (int n : kPieces) {
     const Exercise& e = find_exercise(std::to_string(n));
     Report r = run_exercise(e);
     if (r.outcome() == Outcome::not_implemented) {
       missing.push_back(&e);
-    } else if (r.outcome() == Outcome::failed && missing.empty()) {
-      out << tr("capstone: exercise ", "结业项目：练习 ") << e.number << tr(" (", "（") << title_of(e)
-          << tr(", exercises/", "，exercises/") << e.file
-          << tr(".cpp) does not pass its checks yet; the first that fails:\n",
-                ".cpp）还没有通过它的检查；第一个失败的是：\n");
-      const std::string ok = tr("ok    ", "通过  ");
-      for (const std::string& line : r.lines())
-        if (line.rfind(ok, 0) != 0) out << "  " << line << "\n";
-      out << tr("Fix it (scratchformer exercise check ", "改好它（scratchformer exercise check ") << e.number
-          << tr(", or ./run.sh exercise ", "，或 ./run.sh exercise ") << e.number
-          << tr("), then run the capstone again.\n", "），然后再运行结业项目。\n");
-      return false;
+    } else if (r.outcome() == Outcome::failed && failed == nullptr) {
+      failed = &e;
+      failed_report = r;
     }
   }
-  if (missing.empty()) return true;
+  if (failed != nullptr) {
+    const Exercise& e = *failed;
+    out << tr("capstone: exercise ", "结业项目：练习 ") << e.number << tr(" (", "（") << title_of(e)
+        << tr(", exercises/", "，exercises/") << e.file
+        << tr(".cpp) does not pass its checks yet; the first that fails:\n",
+              ".cpp）还没有通过它的检查；第一个失败的是：\n");
+    const std::string ok = tr("ok    ", "通过  ");
+    for (const std::string& line : failed_report.lines())
+      if (line.rfind(ok, 0) != 0) out << "  " << line << "\n";
+    out << tr("Fix it (scratchformer exercise check ", "改好它（scratchformer exercise check ") << e.number
+        << tr(", or ./run.sh exercise ", "，或 ./run.sh exercise ") << e.number
+        << tr("), then run the capstone again.\n", "），然后再运行结业项目。\n");
+  }
+  if (missing.empty()) return failed == nullptr;
   out << tr("capstone: the GPT is trained with your code only, and ", "结业项目：这个 GPT 只用你的代码训练，而还有 ")
       << missing.size() << tr(missing.size() == 1 ? " piece is" : " pieces are", " 块")
       << tr(" still a stub:\n", "仍是存根：\n");
@@ -121,7 +133,7 @@ CapstoneResult run_capstone(const CapstoneOptions& o, std::ostream& out, const L
       result.val_loss = estimate_val(model, val, o.eval_iters, o.seed + 1);
       model.train();
       out << tr("step ", "第 ") << step << tr("  train loss ", " 步  训练损失 ") << fixed(r.loss, 4)
-          << tr("  val loss ", "  验证损失 ") << fixed(result.val_loss, 4) << "  lr " << fixed(r.lr * 1e3, 3) << "e-3  "
+          << tr("  val loss ", "  验证损失 ") << fixed(result.val_loss, 4) << "  lr " << scientific(r.lr) << "  "
           << fixed(seconds(), 1) << tr(" s (", " 秒（CPU ") << fixed(cpu_seconds(), 1) << tr(" s of CPU)\n", " 秒）\n")
           << std::flush;
     }

@@ -154,7 +154,7 @@ sf_mutant(20_transformer_block "your_layer_norm(h, ln_2.weight, ln_2.bias, ln_2.
 sf_mutant(20_transformer_block "return h + linear(a, block.mlp.c_proj.weight, block.mlp.c_proj.bias);"
           "return h + block.mlp.forward(block.ln_2.forward(h));" "the framework's layer_norm op is in your graph")
 # 21: positions that restart at 0 with a cache; no final LayerNorm; the loss summed, not averaged;
-# no position embeddings; the blocks without the cache.
+# no position embeddings; the blocks without the cache; no block_size check of its own.
 sf_mutant(21_gpt_forward "const int64_t offset = cache != nullptr ? cache->length() : 0;"
           "const int64_t offset = 0;" "the positions restart at 0")
 sf_mutant(21_gpt_forward "x = your_layer_norm(x, model.ln_f->weight, model.ln_f->bias, model.ln_f->eps);"
@@ -165,6 +165,7 @@ sf_mutant(21_gpt_forward "out.loss = your_cross_entropy(reshape(out.logits, {B *
 sf_mutant(21_gpt_forward " + your_embedding(model.wpe->weight, IntTensor({T}, pos))" ""
           "the position embeddings are not added")
 sf_mutant(21_gpt_forward "cache != nullptr ? &cache->layers[i] : nullptr" "nullptr" "the blocks do not get the cache")
+sf_mutant(21_gpt_forward "if (offset + T > model.config().block_size)" "if (false)" "does not name block_size")
 # 21 with the framework's embedding or cross-entropy.
 sf_mutant(21_gpt_forward "your_embedding(model.wte.weight, idx)" "embedding(model.wte.weight, idx)"
           "the framework's embedding op is in your graph")
