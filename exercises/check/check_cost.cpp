@@ -391,10 +391,13 @@ void check_kv_cache_bytes(Report& r) {
           if (got == c.expected) return std::string();
           std::string d = tr("expected ", "应为 ") + std::to_string(c.expected) + tr(" bytes, got ", " 字节，得到 ") +
                           std::to_string(got);
-          if (got * 2 == c.expected) d += "; this is half: a token stores a key and a value";
+          if (got * 2 == c.expected)
+            d += tr("; this is half: a token stores a key and a value", "；这只有一半：每个词元要存一个键和一个值");
           if (got == c.expected / c.H_kv * c.H && c.H != c.H_kv)
-            d += "; this counts n_head key/value heads: the cache holds only n_kv_head";
-          if (got * c.bytes == c.expected) d += "; this counts numbers, not bytes";
+            d += tr("; this counts n_head key/value heads: the cache holds only n_kv_head",
+                    "；这按 n_head 个键/值头算了：缓存里只有 n_kv_head 个");
+          if (got * c.bytes == c.expected)
+            d += tr("; this counts numbers, not bytes", "；这数的是数的个数，不是字节数");
           return d;
         },
         hint);
@@ -506,9 +509,12 @@ void check_grad_accumulation(Report& r) {
         summed[i] += g[i];
       }
     if (compare(plain, got, 1e-12, 1e-10).empty() && sizes.size() > 1)
-      d += "; this is the plain mean of the micro-batch gradients, right only when every micro-batch has as many rows";
+      d += tr(
+          "; this is the plain mean of the micro-batch gradients, right only when every micro-batch has as many rows",
+          "；这是各微批次梯度的简单平均，只有每个微批次行数相同时才对");
     else if (compare(summed, got, 1e-12, 1e-10).empty())
-      d += "; this is their sum: the update would be as many times too large as there are micro-batches";
+      d += tr("; this is their sum: the update would be as many times too large as there are micro-batches",
+              "；这是它们的和：更新会大出微批次个数那么多倍");
     return d;
   };
   r.check(
