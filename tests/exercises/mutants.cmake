@@ -125,9 +125,12 @@ sf_mutant(19_self_attention "exercise::merge_heads(y)" "reshape(y, {y.size(0), y
           "without moving the head axis back")
 sf_mutant(19_self_attention "return linear(exercise::merge_heads(y), attn.c_proj.weight, attn.c_proj.bias);"
           "return exercise::merge_heads(y);" "the output projection c_proj is left out")
-# 19 with the framework's softmax or merge_heads instead of yours.
+# 19 with the framework's softmax, merge_heads or split_heads (lesson 7's 4-argument form) instead
+# of yours.
 sf_mutant(19_self_attention "your_softmax(scores)" "softmax(scores, -1)" "the framework's softmax op is in your graph")
 sf_mutant(19_self_attention "exercise::merge_heads(y)" "sf::merge_heads(y)" "the framework's merge_heads op")
+sf_mutant(19_self_attention "split_heads(slice(qkv, 2, 0, C), H)" "sf::split_heads(qkv, 3, 0, H)"
+          "the framework's slice_heads op")
 # 20: LayerNorm after attention's residual add (Post-LN's first half); the MLP without its residual;
 # eps fixed at 1e-5; Post-LN throughout; attention without its residual; ln_1 where ln_2 belongs.
 # The first one comes first: test_capstone_wrong_piece links its file (20_transformer_block_1).
