@@ -1,10 +1,14 @@
 // cmd_exercise.cpp: `scratchformer exercise list` shows the exercises, their lessons and whether
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
 // the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/);
-// `scratchformer exercise hint N [tier]` prints its hints up to that tier (SF_LANG=zh: in Chinese);
+// `scratchformer exercise hint N [tier]` prints its hints up to that tier;
 // `scratchformer exercise capstone` trains a GPT on Tiny Shakespeare with the learner's pieces.
+// Everything prints in English or, with `--lang zh` (or SF_LANG=zh), in Chinese.
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -39,10 +43,29 @@ static void check_built_after_edits(const std::string& which) {
   }
 }
 
-// "lesson 5 attention": the exercise's lesson by number and name, from the course's list.
+// "lesson 5 attention" ("第 5 课 attention"): the exercise's lesson by number and name, from the
+// course's list, in the checker's language.
 static std::string lesson_label(const std::string& name) {
   const lessons::Lesson* l = lessons::find_lesson(name);
+  if (exercise::chinese()) return l ? "第 " + std::to_string(l->number) + " 课 " + name : "课程 " + name;
   return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
+}
+
+// When the learner's code crashes (a wild index, a null pointer), the checks' lines so far are on
+// the screen already; this adds which check was running and the likely cause, then lets the
+// signal end the program as it would have (exit code 139 for SIGSEGV). Writes a prepared buffer
+// only: nothing else is safe in a signal handler.
+extern "C" void exercise_crashed(int sig) {
+  const char* m = exercise::crash_message();
+  size_t n = 0;
+  while (m[n] != '\0') ++n;
+  if (n > 0) (void)!write(STDERR_FILENO, m, n);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+static void report_crashes() {
+  for (int sig : {SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL}) std::signal(sig, exercise_crashed);
 }
 
 void add_exercise_command(CLI::App& app) {
@@ -51,6 +74,14 @@ void add_exercise_command(CLI::App& app) {
                                  "exercise list | exercise check N | exercise check all | exercise hint N [tier] | "
                                  "exercise capstone");
   cmd->require_subcommand(0, 1);
+  auto lang = std::make_shared<std::string>();
+  cmd->add_option("--lang", *lang, "the language of everything it prints: en or zh (default: SF_LANG, else en)");
+  // Sets the checker's language from --lang or SF_LANG; runs first in every callback below.
+  auto set_language = [lang] {
+    const lessons::Lang l =
+        lang->empty() ? lessons::language_from_environment() : lessons::parse_language(*lang, "exercise --lang");
+    exercise::set_chinese(l == lessons::Lang::zh);
+  };
   auto* list = cmd->add_subcommand("list", "each exercise, its lesson, and whether your copy passes");
   auto* check = cmd->add_subcommand("check", "check one exercise (its number) or all of them");
   auto which = std::make_shared<std::string>();
@@ -73,21 +104,32 @@ void add_exercise_command(CLI::App& app) {
           },
           "POSITIVE"));
 
-  capstone->callback([capstone_options] {
+  // `exercise check 5 --lang zh`: the subcommands pass --lang up to `exercise`.
+  for (CLI::App* sub : {list, check, hint, capstone}) sub->fallthrough();
+  capstone->callback([capstone_options, set_language] {
+    set_language();
     check_built_after_edits("all");
     set_exit_code(exercise::run_capstone(*capstone_options, std::cout, lesson_label).exit_code);
   });
 
-  // The list and the hints print in the language of SF_LANG (en or zh), like the lessons.
-  const bool zh = lessons::language_from_environment() == lessons::Lang::zh;
-  list->callback([zh] { exercise::print_list(std::cout, lesson_label, zh); });
-  hint->callback([hint_which, tier, zh] { exercise::print_hint(*hint_which, *tier, std::cout, zh); });
-  check->callback([which] {
+  list->callback([set_language] {
+    set_language();
+    exercise::print_list(std::cout, lesson_label, exercise::chinese());
+  });
+  hint->callback([hint_which, tier, set_language] {
+    set_language();
+    exercise::print_hint(*hint_which, *tier, std::cout, exercise::chinese());
+  });
+  check->callback([which, set_language] {
+    set_language();
     check_built_after_edits(*which);
+    report_crashes();
     set_exit_code(exercise::print_check(*which, std::cout, lesson_label));
   });
-  cmd->callback([cmd, zh] {
-    if (cmd->get_subcommands().empty()) exercise::print_list(std::cout, lesson_label, zh);  // `exercise` alone
+  cmd->callback([cmd, set_language] {
+    set_language();
+    if (cmd->get_subcommands().empty())  // `exercise` alone
+      exercise::print_list(std::cout, lesson_label, exercise::chinese());
   });
 }
 

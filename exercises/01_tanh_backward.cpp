@@ -1,4 +1,4 @@
-// Exercise 1 (lesson 2, autograd): the backward of tanh.
+// Exercise 1 (lesson 2 autograd): the backward of tanh.
 //
 // The framework computes y = tanh(x) in the forward pass and keeps y. In the backward pass it
 // receives dy = d loss / d y (the same shape as y) and needs dx = d loss / d x. Write that step.

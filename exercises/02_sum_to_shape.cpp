@@ -1,4 +1,4 @@
-// Exercise 2 (lesson 3, broadcasting): reduce a gradient over the broadcast dimensions.
+// Exercise 2 (lesson 3 broadcasting): reduce a gradient over the broadcast dimensions.
 //
 // a * b with a (2, 1, 4) and b (3, 1) broadcasts both to (2, 3, 4). The gradient flowing back
 // has the broadcast shape (2, 3, 4), but a's gradient must have a's shape: every copy that

@@ -1,4 +1,4 @@
-// Exercise 3 (lesson 4, embeddings): the backward of an embedding lookup, a scatter-add.
+// Exercise 3 (lesson 4 embeddings): the backward of an embedding lookup, a scatter-add.
 //
 // out = W[ids] picks one row of the table W (V, C) per token id. In the backward, row i of
 // dout (the gradient of token i's vector) belongs to row ids[i] of W. Write dW.

@@ -1,4 +1,4 @@
-// Exercise 4 (lesson 8, positions): the sinusoidal position table of "Attention Is All You Need".
+// Exercise 4 (lesson 8 positions): the sinusoidal position table of "Attention Is All You Need".
 //
 // Each position p gets a vector of C numbers: pairs of sine and cosine waves, one frequency
 // per pair, from one cycle per 2 pi positions down to one per 10000 * 2 pi.

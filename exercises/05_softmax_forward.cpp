@@ -1,4 +1,4 @@
-// Exercise 5 (lesson 5, attention): softmax, the way attention turns scores into weights.
+// Exercise 5 (lesson 5 attention): softmax, the way attention turns scores into weights.
 //
 //   shapes:  x (..., N) -> y of the same shape; each row (the last axis) sums to 1
 //   edges:   logits like 1000 (e^1000 is inf in any float), -inf scores (masked keys, which

@@ -1,4 +1,4 @@
-// Exercise 6 (lesson 5, attention): the backward of softmax.
+// Exercise 6 (lesson 5 attention): the backward of softmax.
 //
 // y = softmax(x) over the last axis; the backward receives dy and must return dx.
 //

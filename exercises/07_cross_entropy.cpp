@@ -1,4 +1,4 @@
-// Exercise 7 (lesson 5, attention; the loss every lesson after it trains with): cross-entropy
+// Exercise 7 (lesson 5 attention; the loss every lesson after it trains with): cross-entropy
 // from a stable log-softmax, forward and backward.
 //
 // A language model's loss: for each row of logits (one per token), minus the log-probability

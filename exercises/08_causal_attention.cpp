@@ -1,4 +1,4 @@
-// Exercise 8 (lesson 5, attention): scaled dot-product attention with a causal mask.
+// Exercise 8 (lesson 5 attention): scaled dot-product attention with a causal mask.
 //
 // Every query scores every key, softmax turns the scores into weights, the output is the
 // weighted average of the values. A causal (decoder) model may not look ahead.

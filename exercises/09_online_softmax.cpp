@@ -1,4 +1,4 @@
-// Exercise 9 (lesson 21, the online softmax): the online softmax, the trick inside FlashAttention.
+// Exercise 9 (lesson 21 online-softmax): the online softmax, the trick inside FlashAttention.
 //
 // softmax needs the row max before it can exponentiate, which seems to require two passes over
 // the scores. The online softmax keeps a running state (max m, sum l of e^(score - m)) and

@@ -1,4 +1,4 @@
-// Exercise 10 (lesson 7, multi-head attention): splitting into heads and merging them back.
+// Exercise 10 (lesson 7 multihead): splitting into heads and merging them back.
 //
 // Multi-head attention cuts the C channels of every token into H heads of D = C / H channels
 // and runs attention on each head separately; afterwards the heads are put side by side again.

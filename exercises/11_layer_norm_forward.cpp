@@ -1,4 +1,4 @@
-// Exercise 11 (lesson 9, LayerNorm): LayerNorm forward.
+// Exercise 11 (lesson 9 layernorm): LayerNorm forward.
 //
 // Each token's vector is centred and scaled to unit variance on its own, then given a learned
 // scale w and shift b per channel.

@@ -1,4 +1,4 @@
-// Exercise 12 (lesson 9, LayerNorm): LayerNorm backward.
+// Exercise 12 (lesson 9 layernorm): LayerNorm backward.
 //
 // y = xhat * w + b with xhat = (x - mean) * rstd and rstd = 1 / sqrt(var + eps), per row.
 // Given dy, return the gradients of x, w and b.

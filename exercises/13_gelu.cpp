@@ -1,4 +1,4 @@
-// Exercise 13 (lesson 10, feed-forward): GELU, the nonlinearity of GPT-2 and BERT, forward
+// Exercise 13 (lesson 10 feedforward): GELU, the nonlinearity of GPT-2 and BERT, forward
 // and backward (the tanh approximation, GPT-2's nn.GELU(approximate="tanh")).
 //
 //   shapes:  x, dy, y, dx all the same shape

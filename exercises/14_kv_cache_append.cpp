@@ -1,4 +1,4 @@
-// Exercise 14 (lesson 12, the decoder and the KV cache): appending to a KV cache.
+// Exercise 14 (lesson 12 decoder): appending to a KV cache.
 //
 // When a decoder generates token by token, the keys and values of the earlier tokens do not
 // change, so each layer keeps them (sf::KVCache, nn/attention.h) and only the new token's are

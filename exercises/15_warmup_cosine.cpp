@@ -1,4 +1,4 @@
-// Exercise 15 (lesson 13, the training loop): the learning rate of warmup + cosine decay.
+// Exercise 15 (lesson 13 training): the learning rate of warmup + cosine decay.
 //
 // The rate climbs linearly for W steps (Adam's early updates are noisy), then falls along half a
 // cosine to min_lr at step S, and stays there.

@@ -1,4 +1,4 @@
-// Exercise 16 (lesson 13, the training loop): clipping the gradients by their global norm.
+// Exercise 16 (lesson 13 training): clipping the gradients by their global norm.
 //
 // One bad batch can produce a gradient spike that throws the weights far away. Clipping
 // rescales all gradients together (so their direction is kept) when their joint length is too

@@ -1,4 +1,4 @@
-// Exercise 17 (lesson 13, the training loop): one AdamW update (torch.optim.AdamW).
+// Exercise 17 (lesson 13 training): one AdamW update (torch.optim.AdamW).
 //
 // Adam keeps two running averages per weight, of the gradient (m) and of its square (v), and
 // moves each weight by about lr in the direction of m / sqrt(v). AdamW also shrinks the weights

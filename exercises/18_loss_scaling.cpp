@@ -1,4 +1,4 @@
-// Exercise 18 (lesson 16, mixed precision): dynamic loss scaling (torch.cuda.amp.GradScaler).
+// Exercise 18 (lesson 16 mixed-precision): dynamic loss scaling (torch.cuda.amp.GradScaler).
 //
 // fp16 gradients below 2^-24 round to zero. Training multiplies the loss by a scale S before
 // backward, so every gradient arrives multiplied by S; this function runs after backward: it

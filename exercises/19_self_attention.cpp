@@ -1,4 +1,4 @@
-// Exercise 19 (lesson 14, build a GPT): causal self-attention as a module, from your pieces.
+// Exercise 19 (lesson 14 build-gpt): causal self-attention as a module, from your pieces.
 //
 // The attention of exercise 8, now inside a layer with weights: project every token to a query,
 // a key and a value, split them into heads, attend causally, merge the heads, project back.
@@ -11,8 +11,12 @@
 //             keys, query t sitting at position S - T + t (the mask of exercise 8). Without a
 //             cache, S = T.
 //   idea:     the steps above, in that order, each one a piece you wrote in exercises 5-14 (the
-//             softmax comes as one autograd op, your_softmax in exercise.h). Stuck? `scratchformer
-//             exercise hint 19` (tier 2: the formula, tier 3: the code-level hint).
+//             softmax comes as one autograd op, your_softmax in exercise.h; the mask is applied
+//             with sf::masked_fill, which autograd differentiates). Write exercise::split_heads
+//             and exercise::merge_heads with the namespace: sf::merge_heads is the framework's
+//             and a bare merge_heads(y) is ambiguous. The q, k, v layout of c_attn is lesson 7
+//             multihead's. Stuck? `scratchformer exercise hint 19` (tier 2: the formula, tier 3:
+//             the code-level hint).
 //
 // Check it: scratchformer exercise check 19   (or ./run.sh exercise 19)
 #include <cmath>

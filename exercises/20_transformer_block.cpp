@@ -1,9 +1,9 @@
-// Exercise 20 (lesson 14, build a GPT): a Pre-LN transformer block.
+// Exercise 20 (lesson 14 build-gpt): a Pre-LN transformer block.
 //
 // A block is two residual sublayers: attention lets each token gather from the ones before it,
 // the MLP transforms each token on its own. Pre-LN (GPT-2) normalises the input of each sublayer
 // and leaves the residual path x untouched, which is why deep Pre-LN stacks train without warmup
-// tricks (lesson 15, prenorm).
+// tricks (lesson 15 prenorm).
 //
 //   shapes:   x (B, T, C) -> (B, T, C); the MLP's hidden layer is (B, T, 4C)
 //   weights:  block.ln_1 and block.ln_2 (weight, bias, eps), block.attn (exercise 19),

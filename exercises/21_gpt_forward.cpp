@@ -1,4 +1,4 @@
-// Exercise 21 (lesson 14, build a GPT): the GPT forward, from token ids to logits and the loss.
+// Exercise 21 (lesson 14 build-gpt): the GPT forward, from token ids to logits and the loss.
 //
 // Each token id becomes a vector (its row of the token table) plus the vector of its position;
 // the blocks transform the sequence; a final LayerNorm and the head turn each position's vector
@@ -10,8 +10,10 @@
 //             (V, C; with a tied head it is wte.weight itself), no head bias
 //   contract: with a cache, idx holds only the tokens after the cache's cache->length() ones, so
 //             their positions start there; cache->layers holds one KVCache per block (make
-//             them when it is empty). Throws ShapeError when a position would reach block_size.
-//             loss = mean cross-entropy over all B * T positions; undefined when targets is null.
+//             them when it is empty). Throws ShapeError naming block_size when a position would
+//             reach it (check before the lookup). loss = mean cross-entropy over all B * T
+//             positions, the logits as (B * T, V) and the targets as IntTensor({B * T},
+//             targets->data) (the same ids, row after row); undefined when targets is null.
 //   idea:     every step is one of your pieces (exercise.h lists them as your_*). Stuck?
 //             `scratchformer exercise hint 21`.
 //

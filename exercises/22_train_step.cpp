@@ -1,6 +1,6 @@
-// Exercise 22 (lesson 14, build a GPT; the loop of lesson 13): one training step.
+// Exercise 22 (lesson 14 build-gpt; the loop of lesson 13 training): one training step.
 //
-// Everything of lesson 13 (training) in the order a step runs it, with your own pieces: the
+// Everything of lesson 13 training in the order a step runs it, with your own pieces: the
 // gradients of the last step must not leak into this one, the loss is differentiated, one bad
 // batch must not throw the weights far (clipping), and the rate follows the schedule.
 //

@@ -1,4 +1,4 @@
-// Exercise 23 (lesson 14, build a GPT; sampling as in lesson 23): generate() with the KV cache.
+// Exercise 23 (lesson 14 build-gpt; sampling as in lesson 1 task): generate() with the KV cache.
 //
 // A language model gives scores for the next token; writing text is drawing one, appending it,
 // and asking again. The KV cache makes each new token cost one position, not the whole prefix.
@@ -12,9 +12,12 @@
 //     r = gen.uniform() * (kept total), walk the kept ids subtracting p_i, stop when r < 0.
 //     (This order of draws is the framework's, so the checker can compare token by token.)
 //   generate: prompt (T0 >= 1 ids) -> prompt + max_new_tokens ids
-//     No gradients (sf::NoGradGuard). Feed the prompt once (its last block_size tokens) through
-//     your gpt_forward with `cache`, then only each new token. When the cache would pass
-//     block_size, clear it and feed the last block_size tokens again (the window slides).
+//     No gradients (sf::NoGradGuard). Start from an empty `cache` (clear what it holds), feed the
+//     prompt once (its last block_size tokens) through your gpt_forward with it, then each new
+//     token once, right after drawing it, except the last one drawn (nothing is drawn after it):
+//     at the end the cache holds the prompt and every new token but the last. When the cache
+//     would pass block_size, clear it and feed the last block_size tokens again (the window
+//     slides).
 //   idea: the next token depends only on the last position's logits. Stuck? `scratchformer
 //         exercise hint 23`.
 //

@@ -1,4 +1,4 @@
-// Exercise 24 (lesson 5, attention): attention's backward by hand: dq, dk and dv.
+// Exercise 24 (lesson 5 attention): attention's backward by hand: dq, dk and dv.
 //
 // Exercise 8 let autograd differentiate attention. Here you write its backward yourself, the
 // way FlashAttention's backward kernel does: out = P v with P = softmax(S) and
@@ -7,7 +7,7 @@
 //   shapes:  q (B, H, T, D), k and v (B, H, S, D), dout (B, H, T, D)
 //            -> dq (B, H, T, D), dk (B, H, S, D), dv (B, H, S, D)
 //   idea:    go backward through the three steps one at a time: out = P v is a matmul (whose
-//            gradients you know from lesson 1), P = softmax(S) is exercise 6, and S is another
+//            gradients lesson 4 embeddings derives), P = softmax(S) is exercise 6, and S is another
 //            matmul times a constant. Masked scores have P = 0: what does that give them?
 //   contract: keeps the inputs' dtype; dout is any gradient, not all ones.
 //

@@ -1,4 +1,4 @@
-// Exercise 25 (lesson 20, what attention costs): attention's work and memory against the linear
+// Exercise 25 (lesson 20 attention-cost): attention's work and memory against the linear
 // layers', counted by hand.
 //
 // The linear layers touch each token once; attention scores every pair of tokens. Count both for

@@ -1,4 +1,4 @@
-// Exercise 26 (lesson 6, why divide by sqrt(d_k)): the entropy of attention weights.
+// Exercise 26 (lesson 6 scaling): the entropy of attention weights.
 //
 // Without the 1/sqrt(d_k), scores grow with d_k and softmax collapses onto one key: its rows lose
 // entropy, and the gradient through them vanishes. Entropy is how the lesson measures that

@@ -1,4 +1,4 @@
-// Exercise 27 (lesson 21, the online softmax): merging two partial rows of attention.
+// Exercise 27 (lesson 21 online-softmax): merging two partial rows of attention.
 //
 // FlashAttention never holds a query's full row of scores: it walks the keys tile by tile and
 // keeps, per query, the tile's running max, the sum of exponentials and the output so far, all

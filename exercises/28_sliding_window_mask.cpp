@@ -1,4 +1,4 @@
-// Exercise 28 (lesson 22, sliding windows): the mask of local (sliding-window) attention.
+// Exercise 28 (lesson 22 windows): the mask of local (sliding-window) attention.
 //
 // Mistral and Longformer let each query see only the last W keys up to itself: the cost of a
 // row stops growing with T, and information still travels further through the layers.

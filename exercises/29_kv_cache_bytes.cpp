@@ -1,4 +1,4 @@
-// Exercise 29 (lesson 23, the KV cache's memory): bytes per token for MHA, GQA and MQA.
+// Exercise 29 (lesson 23 kv-cache): bytes per token for MHA, GQA and MQA.
 //
 // Generating with a KV cache keeps every earlier token's keys and values, in every layer. How
 // much memory is that per token? Grouped-query attention (GQA) lets several query heads share

@@ -1,4 +1,4 @@
-// Exercise 30 (lesson 24, positions past the training length): RoPE's rotation and ALiBi's bias.
+// Exercise 30 (lesson 24 extrapolation): RoPE's rotation and ALiBi's bias.
 //
 // Two ways to tell attention where tokens are without adding anything to the embeddings. RoPE
 // rotates each pair of a query's (and key's) channels by an angle proportional to its position,

@@ -1,4 +1,4 @@
-// Exercise 31 (lesson 17, scaling out): gradient accumulation, exactly equal to the big batch.
+// Exercise 31 (lesson 17 scaling-out): gradient accumulation, exactly equal to the big batch.
 //
 // When a batch does not fit, run it as micro-batches one after another and combine their
 // gradients before the update. Each micro-batch's backward gives the gradient of its own mean

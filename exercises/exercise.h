@@ -30,23 +30,23 @@ struct NotImplemented : std::logic_error {
 // The body of every stub: throws NotImplemented naming the function.
 [[noreturn]] inline void todo(const char* function) { throw NotImplemented(function); }
 
-// ---- lesson 2: autograd ----
+// ---- lesson 2 autograd ----
 // 01: dx of y = tanh(x), from the saved output y and the incoming gradient dy.
 Tensor tanh_backward(const Tensor& y, const Tensor& dy);
 
-// ---- lesson 3: broadcasting ----
+// ---- lesson 3 broadcasting ----
 // 02: sums a broadcast gradient g back down to `shape` (what sf::sum_to does).
 Tensor sum_to_shape(const Tensor& g, const Shape& shape);
 
-// ---- lesson 4: embeddings ----
+// ---- lesson 4 embeddings ----
 // 03: dW (V, C) of out = W[ids], from dout (ids.shape..., C): a scatter-add.
 Tensor embedding_backward(const IntTensor& ids, const Tensor& dout, int64_t V);
 
-// ---- lesson 8: positions ----
+// ---- lesson 8 positions ----
 // 04: the sinusoidal table PE (T, C) for positions offset .. offset+T-1.
 Tensor sinusoidal_positions(int64_t T, int64_t C, int64_t offset);
 
-// ---- lesson 5: attention ----
+// ---- lesson 5 attention ----
 // 05: softmax over the last axis, stable for large logits and -inf entries; a fully masked row
 // (every entry -inf) gives zeros.
 Tensor softmax_forward(const Tensor& x);
@@ -69,12 +69,12 @@ void online_softmax_update(SoftmaxState& state, double score);
 // The state of two blocks of scores, from each block's state.
 SoftmaxState online_softmax_merge(const SoftmaxState& a, const SoftmaxState& b);
 
-// ---- lesson 7: multi-head attention ----
+// ---- lesson 7 multihead ----
 // 10: (B, T, C) -> (B, H, T, D) with D = C / H, and back.
 Tensor split_heads(const Tensor& x, int64_t H);
 Tensor merge_heads(const Tensor& x);
 
-// ---- lesson 9: LayerNorm ----
+// ---- lesson 9 layernorm ----
 // 11: (x - mean) / sqrt(var + eps) * w + b over the last axis; var is biased (/C).
 Tensor layer_norm_forward(const Tensor& x, const Tensor& w, const Tensor& b, double eps);
 // 12: the gradients of layer_norm_forward with respect to x, w and b.
@@ -83,16 +83,16 @@ struct LayerNormGrads {
 };
 LayerNormGrads layer_norm_backward(const Tensor& x, const Tensor& w, const Tensor& dy, double eps);
 
-// ---- lesson 10: feed-forward ----
+// ---- lesson 10 feedforward ----
 // 13: GELU, tanh approximation, and its derivative applied to dy.
 Tensor gelu_forward(const Tensor& x);
 Tensor gelu_backward(const Tensor& x, const Tensor& dy);
 
-// ---- lesson 12: the decoder and the KV cache ----
+// ---- lesson 12 decoder ----
 // 14: appends the new keys and values (B, H, T_new, D) to the cache (B, H, S, D).
 void kv_cache_append(KVCache& cache, const Tensor& k, const Tensor& v);
 
-// ---- lesson 13: the training loop ----
+// ---- lesson 13 training ----
 // 15: warmup then cosine decay, the rate of update `step` (0 = first).
 struct CosineSchedule {
   double lr = 1e-3;          // peak rate
@@ -111,7 +111,7 @@ struct AdamWConfig {
 void adamw_step(std::vector<double>& p, const std::vector<double>& g, std::vector<double>& m, std::vector<double>& v,
                 int64_t t, const AdamWConfig& config);
 
-// ---- lesson 16: mixed precision ----
+// ---- lesson 16 mixed-precision ----
 // 18: dynamic loss scaling: unscale the gradients, decide whether to step, adjust the scale.
 struct LossScaler {
   double scale = 65536.0;  // S
@@ -123,7 +123,7 @@ struct LossScaler {
 // Returns whether the optimizer may step (every unscaled gradient is finite).
 bool loss_scaler_update(LossScaler& scaler, std::vector<std::vector<double>>& grads);
 
-// ---- 19-23, lesson build-gpt: build a GPT from your pieces (the assembly exercises) ----
+// ---- 19-23, lesson 14 build-gpt: build a GPT from your pieces (the assembly exercises) ----
 //
 // Given: the form of GPT the assembly exercises assume (learned positions, Pre-LN, GELU with tanh,
 // biases, a head tied to the token embedding, no dropout). The checks and the capstone build their
@@ -201,7 +201,7 @@ int64_t sample_token(const std::vector<double>& logits, const SamplingConfig& s,
 std::vector<int32_t> generate(const GPT& model, const std::vector<int32_t>& prompt, int64_t max_new_tokens,
                               const SamplingConfig& s, Generator& gen, GPTCache& cache);
 
-// ---- lesson 5: attention, backward by hand ----
+// ---- lesson 5 attention, backward by hand ----
 // 24: the gradients of causal attention out = softmax(mask(q k^T / sqrt(D))) v (exercise 8's
 // forward, the same mask) with respect to q, k and v, from dout (B, H, T, D).
 struct AttentionGrads {
@@ -209,7 +209,7 @@ struct AttentionGrads {
 };
 AttentionGrads attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& dout);
 
-// ---- lesson 20: what attention costs ----
+// ---- lesson 20 attention-cost ----
 // 25: the forward work and memory of one layer for one sequence of T tokens at width C with H
 // heads: multiply-adds of causal attention (Q K^T and P V, query t sees t + 1 keys) and of the
 // linear layers (q, k, v, the output projection and the 4x MLP), and the bytes of the
@@ -219,11 +219,11 @@ struct AttentionCost {
 };
 AttentionCost attention_cost(int64_t T, int64_t C, int64_t H, int64_t bytes_per_number);
 
-// ---- lesson 6: why divide by sqrt(d_k) ----
+// ---- lesson 6 scaling ----
 // 26: the entropy (natural log) of each row of probabilities p (..., N) -> (...), 0 log 0 = 0.
 Tensor softmax_entropy(const Tensor& p);
 
-// ---- lesson 21: the online softmax ----
+// ---- lesson 21 online-softmax ----
 // 27: a query row's attention over one tile of keys, not yet normalised: the tile's max score,
 // sum of e^(score - max), and out = sum over the tile of e^(score - max) v (D values).
 struct PartialRow {
@@ -234,25 +234,25 @@ struct PartialRow {
 // The partial row of two tiles together; the row's attention output is then out / sum.
 PartialRow merge_partial_rows(const PartialRow& a, const PartialRow& b);
 
-// ---- lesson 22: sliding windows ----
+// ---- lesson 22 windows ----
 // 28: the (T, S) mask of causal attention with a window of W keys: 1 where query t (at position
 // S - T + t) may not see key s, 0 where it may. Float64.
 Tensor sliding_window_mask(int64_t T, int64_t S, int64_t W);
 
-// ---- lesson 23: the KV cache's memory ----
+// ---- lesson 23 kv-cache ----
 // 29: the bytes the KV cache holds per token: keys and values of every layer, for n_kv_head
 // key/value heads of head size D (MHA: n_kv_head = n_head; GQA: fewer; MQA: 1).
 int64_t kv_cache_bytes_per_token(int64_t n_layer, int64_t n_head, int64_t n_kv_head, int64_t D,
                                  int64_t bytes_per_number);
 
-// ---- lesson 24: positions past the training length ----
+// ---- lesson 24 extrapolation ----
 // 30: RoPE's rotation of x (B, H, T, D) at positions offset .. offset + T - 1 (the rotate-half
 // pairing (i, i + D/2), base 10000), keeping x's dtype; and ALiBi's score bias (1, H, T, S),
 // float64, for the given slopes (one per head), query t at position S - T + t.
 Tensor rope_rotate(const Tensor& x, int64_t offset);
 Tensor alibi_score_bias(const std::vector<double>& slopes, int64_t T, int64_t S);
 
-// ---- lesson 17: scaling out ----
+// ---- lesson 17 scaling-out ----
 // 31: gradient accumulation: from each micro-batch's gradient of its own mean loss (over rows[k]
 // rows), the gradient of the mean loss over all the rows, as one big batch would give it.
 std::vector<double> accumulate_gradients(const std::vector<std::vector<double>>& micro_grads,

@@ -84,7 +84,7 @@ Tensor your_embedding(const Tensor& W, const IntTensor& ids) {
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = embedding(W, ids);  // the lookup itself is the framework's (lesson 4, embeddings)
+    out = embedding(W, ids);  // the lookup itself is the framework's (lesson 4 embeddings)
   }
   const int64_t V = W.size(0);
   return your_op("your_embedding (exercise 3)", out, {W},

@@ -1,4 +1,4 @@
-// check_attention.cpp: the checks of exercises 5-10 (lessons 5, 7 and 21): softmax forward and
+// check_attention.cpp: the checks of exercises 5-10 (lessons 5 attention, 7 multihead and 21 online-softmax): softmax forward and
 // backward, cross-entropy, causal attention, the online softmax, splitting and merging heads.
 #include <cmath>
 #include <limits>
@@ -140,10 +140,10 @@ void check_softmax_backward(Report& r) {
       [] {
         Tensor x = f64({0.5, -inf, 1.5}, {1, 3}), dy = f64({1.0, 2.0, 3.0}, {1, 3});
         std::string a = compare(reference_softmax_grad(x, dy), softmax_backward(sf::softmax(x), dy));
-        if (!a.empty()) return "masked row: " + a;
+        if (!a.empty()) return tr("masked row: ", "被掩码的行：") + a;
         Tensor x1 = f64({4.0}, {1, 1}), dy1 = f64({5.0}, {1, 1});
         std::string b = compare(reference_softmax_grad(x1, dy1), softmax_backward(sf::softmax(x1), dy1));
-        return b.empty() ? b : "row of one: " + b;
+        return b.empty() ? b : tr("row of one: ", "只有一个元素的行：") + b;
       },
       "write dx from y only (y_i (dy_i - sum_j dy_j y_j)): y = 0 entries then get 0, never nan");
 }
@@ -201,16 +201,16 @@ void check_cross_entropy(Report& r) {
         Tensor logits = random_f64({4, 5}, 45).to(DType::f32);
         Tensor loss = cross_entropy_forward(logits, targets);
         std::string d = same_dtype(loss, DType::f32);
-        if (!d.empty()) return "forward: " + d;
+        if (!d.empty()) return tr("forward: ", "前向：") + d;
         std::string v = compare(sf::cross_entropy(logits, targets), loss, 1e-6, 1e-5);
-        if (!v.empty()) return "forward " + v;
+        if (!v.empty()) return tr("forward ", "前向") + v;
         Tensor x = logits.clone().requires_grad_();
         sf::cross_entropy(x, targets).backward();
         Tensor g = cross_entropy_backward(logits, targets, Tensor::scalar(1.0, DType::f32));
         std::string dg = same_dtype(g, DType::f32);
-        if (!dg.empty()) return "backward: " + dg;
+        if (!dg.empty()) return tr("backward: ", "反向：") + dg;
         std::string vg = compare(x.grad(), g, 1e-6, 1e-5);
-        return vg.empty() ? vg : "backward " + vg;
+        return vg.empty() ? vg : tr("backward ", "反向") + vg;
       },
       "make the one-hot with the logits' dtype: Tensor::from_vector(values, {N, V}, logits.dtype())");
   r.check(
@@ -221,9 +221,10 @@ void check_cross_entropy(Report& r) {
         const std::vector<std::pair<IntTensor, std::string>> bad = {{IntTensor({2}, {3, 0}), "target 3 with V 3"},
                                                                     {IntTensor({2}, {0, -1}), "target -1"}};
         for (const auto& [t, what] : bad) {
-          std::string a = refuses([&] { (void)cross_entropy_forward(logits, t); }, "forward: " + what);
+          std::string a = refuses([&] { (void)cross_entropy_forward(logits, t); }, tr("forward: ", "前向：") + what);
           if (!a.empty()) return a;
-          std::string b = refuses([&] { (void)cross_entropy_backward(logits, t, one); }, "backward: " + what);
+          std::string b =
+              refuses([&] { (void)cross_entropy_backward(logits, t, one); }, tr("backward: ", "反向：") + what);
           if (!b.empty()) return b;
         }
         return std::string();
@@ -244,11 +245,11 @@ void check_cross_entropy(Report& r) {
         IntTensor t({2}, {2, 0});
         Tensor logits = f64({1000, 1001, 1002, -1000, 0, 1000}, {2, 3});
         std::string a = compare(sf::cross_entropy(logits, t), cross_entropy_forward(logits, t), 1e-9, 1e-9);
-        if (!a.empty()) return "forward " + a;
+        if (!a.empty()) return tr("forward ", "前向") + a;
         Tensor x = logits.clone().requires_grad_();
         sf::cross_entropy(x, t).backward();
         std::string b = compare(x.grad(), cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)));
-        return b.empty() ? b : "backward " + b;
+        return b.empty() ? b : tr("backward ", "反向") + b;
       },
       "log(softmax) computed as a log of a division underflows to log(0) = -inf: use log-sum-exp with the max subtracted");
   r.check(
@@ -257,10 +258,10 @@ void check_cross_entropy(Report& r) {
         IntTensor t({1}, {0});
         Tensor logits = f64({2.5}, {1, 1});
         std::string a = compare(0.0, cross_entropy_forward(logits, t).item(), 1e-12, 0);
-        if (!a.empty()) return "forward " + a;
+        if (!a.empty()) return tr("forward ", "前向") + a;
         std::string b = compare(Tensor::zeros({1, 1}, DType::f64),
                                 cross_entropy_backward(logits, t, Tensor::scalar(1.0, DType::f64)), 1e-12, 0);
-        return b.empty() ? b : "backward " + b;
+        return b.empty() ? b : tr("backward ", "反向") + b;
       },
       "with one class the probability is 1, so -log 1 = 0 and softmax - onehot = 0");
 }
@@ -416,20 +417,20 @@ void check_online_softmax(Report& r) {
       [] {
         std::vector<double> a = {3.0, 0.5}, b = {-1.0, 1.0, 0.25}, all = {3.0, 0.5, -1.0, 1.0, 0.25};
         std::string ab = state_matches(online_softmax_merge(stream(a), stream(b)), all);
-        if (!ab.empty()) return "larger max first: " + ab;
+        if (!ab.empty()) return tr("larger max first: ", "最大值较大的在前：") + ab;
         std::string ba = state_matches(online_softmax_merge(stream(b), stream(a)), all);
-        return ba.empty() ? ba : "larger max second: " + ba;
+        return ba.empty() ? ba : tr("larger max second: ", "最大值较大的在后：") + ba;
       },
       "both sums were taken relative to their own block's max: rescale each by e^(its max - m), whichever is larger");
   r.check(
       "edge: merging with an empty block changes nothing; two empty blocks stay empty",
       [x] {
         std::string a = state_matches(online_softmax_merge(SoftmaxState{}, stream(x)), x);
-        if (!a.empty()) return "empty + block: " + a;
+        if (!a.empty()) return tr("empty + block: ", "空 + 块：") + a;
         std::string b = state_matches(online_softmax_merge(stream(x), SoftmaxState{}), x);
-        if (!b.empty()) return "block + empty: " + b;
+        if (!b.empty()) return tr("block + empty: ", "块 + 空：") + b;
         std::string c = state_matches(online_softmax_merge(SoftmaxState{}, SoftmaxState{}), {});
-        return c.empty() ? c : "empty + empty: " + c;
+        return c.empty() ? c : tr("empty + empty: ", "空 + 空：") + c;
       },
       "an empty state has max -inf and sum 0; when both maxima are -inf, return an empty state (no e^(-inf + inf))");
 }
@@ -477,7 +478,8 @@ void check_split_merge_heads(Report& r) {
       "out of range: H 4 does not divide C 6, refused",
       [] {
         Tensor x = random_f64({1, 2, 6}, 76);
-        return refuses([&] { (void)exercise::split_heads(x, 4); }, "split_heads of C 6 into H 4");
+        return refuses([&] { (void)exercise::split_heads(x, 4); },
+                       tr("split_heads of C 6 into H 4", "把 C 6 拆成 H 4 的 split_heads"));
       },
       "D = C / H must be a whole number: throw sf::ShapeError naming C and H when H does not divide C");
   r.check(

@@ -1,4 +1,4 @@
-// check_basics.cpp: the checks of exercises 1-4 (lessons 2, 3, 4 and 8): tanh backward, reducing a
+// check_basics.cpp: the checks of exercises 1-4 (lessons 2 autograd, 3 broadcasting, 4 embeddings and 8 positions): tanh backward, reducing a
 // broadcast gradient, the embedding's scatter-add, sinusoidal positions.
 #include <cmath>
 
@@ -98,7 +98,11 @@ void check_sum_to_shape(Report& r) {
       "out of range: reducing (3, 4) to the longer (2, 3, 4) is refused",
       [] {
         Tensor g = random_f64({3, 4}, 17);
-        return refuses([&] { (void)sum_to_shape(g, {2, 3, 4}); }, "sum_to_shape of (3, 4) to (2, 3, 4)");
+        return refuses(
+            [&] {
+              (void)sum_to_shape(g, {2, 3, 4});
+            },
+            tr("sum_to_shape of (3, 4) to (2, 3, 4)", "把 (3, 4) 还原到 (2, 3, 4) 的 sum_to_shape"));
       },
       "a gradient can only be summed down to a shape with at most as many axes: throw sf::ShapeError naming both");
   // The backward of a broadcasting multiply built on the learner's reduction.
@@ -178,7 +182,11 @@ void check_embedding_backward(Report& r) {
       "out of range: an id of V or -1 is refused",
       [] {
         Tensor dout = random_f64({2, 3}, 18);
-        std::string a = refuses([&] { (void)embedding_backward(IntTensor({2}, {4, 1}), dout, 4); }, "id 4 with V 4");
+        std::string a = refuses(
+            [&] {
+              (void)embedding_backward(IntTensor({2}, {4, 1}), dout, 4);
+            },
+            tr("id 4 with V 4", "V 为 4 时的 id 4"));
         if (!a.empty()) return a;
         return refuses([&] { (void)embedding_backward(IntTensor({2}, {0, -1}), dout, 4); }, "id -1");
       },

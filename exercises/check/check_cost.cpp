@@ -104,6 +104,11 @@ void check_attention_backward(Report& r) {
 }
 
 // ---- 25 attention cost ----
+// "expected 10, got 12", exact integers in the checker's language.
+static std::string counts(int64_t expected, int64_t got) {
+  return tr("expected ", "应为 ") + std::to_string(expected) + tr(", got ", "，得到 ") + std::to_string(got);
+}
+
 void check_attention_cost(Report& r) {
   const char* hint =
       "attention: sum over t of 2 (t + 1) C = T (T + 1) C; linear: (3 + 1 + 8) C^2 per token = 12 T C^2; "
@@ -123,23 +128,24 @@ void check_attention_cost(Report& r) {
         [c] {
           AttentionCost got = attention_cost(c.T, c.C, c.H, c.bytes);
           if (got.attention_macs != c.attention) {
-            std::string d = "attention_macs: expected " + std::to_string(c.attention) + ", got " +
-                            std::to_string(got.attention_macs);
+            std::string d = "attention_macs" + tr(": ", "：") + counts(c.attention, got.attention_macs);
             if (got.attention_macs == 2 * c.T * c.T * c.C)
-              d += "; this counts every key for every query: causal query t sees only t + 1 keys";
+              d += tr("; this counts every key for every query: causal query t sees only t + 1 keys",
+                      "；这把每个查询对每个键都算上了：因果注意力中查询 t 只看到 t + 1 个键");
             else if (2 * got.attention_macs == c.attention)
-              d += "; this is half: Q K^T and P V each cost (t + 1) D per query and head";
+              d += tr("; this is half: Q K^T and P V each cost (t + 1) D per query and head",
+                      "；这只有一半：Q K^T 和 P V 对每个查询、每个头各要 (t + 1) D");
             return d;
           }
           if (got.linear_macs != c.linear) {
-            std::string d =
-                "linear_macs: expected " + std::to_string(c.linear) + ", got " + std::to_string(got.linear_macs);
-            if (got.linear_macs == 4 * c.T * c.C * c.C) d += "; the MLP's 4C x C and C x 4C (8 C^2) are missing";
+            std::string d = "linear_macs" + tr(": ", "：") + counts(c.linear, got.linear_macs);
+            if (got.linear_macs == 4 * c.T * c.C * c.C)
+              d += tr("; the MLP's 4C x C and C x 4C (8 C^2) are missing", "；缺了 MLP 的 4C x C 和 C x 4C（8 C^2）");
             return d;
           }
           if (got.p_bytes != c.p) {
-            std::string d = "p_bytes: expected " + std::to_string(c.p) + ", got " + std::to_string(got.p_bytes);
-            if (got.p_bytes * c.H == c.p) d += "; P has one T x T matrix per head";
+            std::string d = "p_bytes" + tr(": ", "：") + counts(c.p, got.p_bytes);
+            if (got.p_bytes * c.H == c.p) d += tr("; P has one T x T matrix per head", "；P 每个头有一个 T x T 矩阵");
             return d;
           }
           return std::string();
@@ -148,7 +154,7 @@ void check_attention_cost(Report& r) {
   r.check(
       "out of range: H 3 does not divide C 128; T 0",
       [] {
-        std::string a = refuses([] { (void)attention_cost(64, 128, 3, 4); }, "H 3 for C 128");
+        std::string a = refuses([] { (void)attention_cost(64, 128, 3, 4); }, tr("H 3 for C 128", "C 128 配 H 3"));
         if (!a.empty()) return a;
         return refuses([] { (void)attention_cost(0, 128, 4, 4); }, "T 0");
       },
@@ -235,7 +241,7 @@ static std::string row_matches(const PartialRow& merged, const std::vector<doubl
   for (size_t d = 0; d < whole.out.size(); ++d) want.push_back(whole.out[d] / whole.sum);
   for (size_t d = 0; d < merged.out.size(); ++d) got.push_back(merged.out[d] / merged.sum);
   std::string o = compare(want, got, 1e-12, 1e-10);
-  return o.empty() ? o : "out / sum (the attention output): " + o;
+  return o.empty() ? o : tr("out / sum (the attention output): ", "out / sum（注意力的输出）：") + o;
 }
 
 void check_partial_rows(Report& r) {
@@ -254,11 +260,11 @@ void check_partial_rows(Report& r) {
         std::vector<double> y = {0.5, -1.0, 4.0, 3.5};
         std::vector<std::vector<double>> w = {{1, 0}, {0, 1}, {2, 2}, {-1, 3}};
         std::string a = row_matches(merge_partial_rows(partial(y, w, 0, 2), partial(y, w, 2, 4)), y, w);
-        if (!a.empty()) return "larger max second: " + a;
+        if (!a.empty()) return tr("larger max second: ", "最大值较大的在后：") + a;
         std::vector<double> z = {4.0, 3.5, 0.5, -1.0};
         std::vector<std::vector<double>> u = {{2, 2}, {-1, 3}, {1, 0}, {0, 1}};
         std::string b = row_matches(merge_partial_rows(partial(z, u, 0, 2), partial(z, u, 2, 4)), z, u);
-        return b.empty() ? b : "larger max first: " + b;
+        return b.empty() ? b : tr("larger max first: ", "最大值较大的在前：") + b;
       },
       "out was summed relative to its own tile's max, like sum: rescale it by the same factor e^(m_tile - m)");
   r.check(
@@ -281,12 +287,12 @@ void check_partial_rows(Report& r) {
       [=] {
         PartialRow a = partial(x, v, 0, 7);
         std::string l = row_matches(merge_partial_rows(PartialRow{}, a), x, v);
-        if (!l.empty()) return "empty + row: " + l;
+        if (!l.empty()) return tr("empty + row: ", "空 + 行：") + l;
         std::string rr = row_matches(merge_partial_rows(a, PartialRow{}), x, v);
-        if (!rr.empty()) return "row + empty: " + rr;
+        if (!rr.empty()) return tr("row + empty: ", "行 + 空：") + rr;
         PartialRow e = merge_partial_rows(PartialRow{}, PartialRow{});
         if (e.max != -inf || e.sum != 0.0 || !e.out.empty())
-          return std::string("empty + empty: expected max -inf, sum 0, out empty");
+          return tr("empty + empty: expected max -inf, sum 0, out empty", "空 + 空：应为 max -inf、sum 0、out 为空");
         return std::string();
       },
       "an empty row has max -inf: e^(-inf - (-inf)) is nan, so return the other row as it is");
@@ -294,7 +300,8 @@ void check_partial_rows(Report& r) {
       "out of range: outputs of 2 and 3 values are refused",
       [] {
         PartialRow a{0.0, 1.0, {1.0, 2.0}}, b{1.0, 1.0, {1.0, 2.0, 3.0}};
-        return refuses([&] { (void)merge_partial_rows(a, b); }, "merging out of 2 and 3 values");
+        return refuses([&] { (void)merge_partial_rows(a, b); },
+                       tr("merging out of 2 and 3 values", "合并 2 个值和 3 个值的 out"));
       },
       "the two rows must hold outputs of the same size D: throw sf::ShapeError naming both sizes");
 }
@@ -345,7 +352,8 @@ void check_sliding_window(Report& r) {
         windowed.causal = true;
         windowed.window = 2;
         Tensor mask = sliding_window_mask(5, 5, 2);
-        if (!mask.defined() || mask.shape() != Shape{5, 5}) return std::string("the mask is not (5, 5)");
+        if (!mask.defined() || mask.shape() != Shape{5, 5})
+          return tr("the mask is not (5, 5)", "掩码的形状不是 (5, 5)");
         Tensor scores = matmul(q, transpose(k, -2, -1)) / std::sqrt(2.0);
         Tensor mine = matmul(
             sf::softmax(masked_fill(scores, reshape(mask, {1, 1, 5, 5}), -std::numeric_limits<double>::infinity())), v);
@@ -357,7 +365,8 @@ void check_sliding_window(Report& r) {
       [] {
         std::string a = refuses([] { (void)sliding_window_mask(3, 3, 0); }, "W 0");
         if (!a.empty()) return a;
-        return refuses([] { (void)sliding_window_mask(4, 3, 2); }, "T 4 queries with S 3 keys");
+        return refuses([] { (void)sliding_window_mask(4, 3, 2); },
+                       tr("T 4 queries with S 3 keys", "4 个查询配 3 个键"));
       },
       "a window of no keys and more queries than keys have no meaning: throw sf::ShapeError naming them");
 }
@@ -380,18 +389,23 @@ void check_kv_cache_bytes(Report& r) {
         [c] {
           int64_t got = kv_cache_bytes_per_token(c.L, c.H, c.H_kv, c.D, c.bytes);
           if (got == c.expected) return std::string();
-          std::string d = "expected " + std::to_string(c.expected) + " bytes, got " + std::to_string(got);
-          if (got * 2 == c.expected) d += "; this is half: a token stores a key and a value";
+          std::string d = tr("expected ", "应为 ") + std::to_string(c.expected) + tr(" bytes, got ", " 字节，得到 ") +
+                          std::to_string(got);
+          if (got * 2 == c.expected)
+            d += tr("; this is half: a token stores a key and a value", "；这只有一半：每个词元要存一个键和一个值");
           if (got == c.expected / c.H_kv * c.H && c.H != c.H_kv)
-            d += "; this counts n_head key/value heads: the cache holds only n_kv_head";
-          if (got * c.bytes == c.expected) d += "; this counts numbers, not bytes";
+            d += tr("; this counts n_head key/value heads: the cache holds only n_kv_head",
+                    "；这按 n_head 个键/值头算了：缓存里只有 n_kv_head 个");
+          if (got * c.bytes == c.expected)
+            d += tr("; this counts numbers, not bytes", "；这数的是数的个数，不是字节数");
           return d;
         },
         hint);
   r.check(
       "out of range: n_kv_head 5 does not divide n_head 12; n_layer 0",
       [] {
-        std::string a = refuses([] { (void)kv_cache_bytes_per_token(12, 12, 5, 64, 2); }, "n_kv_head 5 for n_head 12");
+        std::string a = refuses([] { (void)kv_cache_bytes_per_token(12, 12, 5, 64, 2); },
+                                tr("n_kv_head 5 for n_head 12", "n_head 12 配 n_kv_head 5"));
         if (!a.empty()) return a;
         return refuses([] { (void)kv_cache_bytes_per_token(0, 12, 12, 64, 2); }, "n_layer 0");
       },
@@ -459,7 +473,7 @@ void check_rope_alibi(Report& r) {
       "bias[0, h, t, s] = -slopes[h] |S - T + t - s|");
   r.check(
       "out of range: T 4 queries for S 3 keys is refused",
-      [] { return refuses([] { (void)alibi_score_bias({0.5}, 4, 3); }, "T 4 with S 3"); },
+      [] { return refuses([] { (void)alibi_score_bias({0.5}, 4, 3); }, tr("T 4 with S 3", "T 4 配 S 3")); },
       "queries are the last T of the S keys, so S >= T: throw sf::ShapeError");
 }
 
@@ -495,9 +509,12 @@ void check_grad_accumulation(Report& r) {
         summed[i] += g[i];
       }
     if (compare(plain, got, 1e-12, 1e-10).empty() && sizes.size() > 1)
-      d += "; this is the plain mean of the micro-batch gradients, right only when every micro-batch has as many rows";
+      d += tr(
+          "; this is the plain mean of the micro-batch gradients, right only when every micro-batch has as many rows",
+          "；这是各微批次梯度的简单平均，只有每个微批次行数相同时才对");
     else if (compare(summed, got, 1e-12, 1e-10).empty())
-      d += "; this is their sum: the update would be as many times too large as there are micro-batches";
+      d += tr("; this is their sum: the update would be as many times too large as there are micro-batches",
+              "；这是它们的和：更新会大出微批次个数那么多倍");
     return d;
   };
   r.check(
@@ -523,9 +540,10 @@ void check_grad_accumulation(Report& r) {
       "out of range: 2 gradients with 1 row count; a micro-batch of 0 rows",
       [] {
         std::vector<std::vector<double>> g = {{1.0, 2.0}, {3.0, 4.0}};
-        std::string a = refuses([&] { (void)accumulate_gradients(g, {2}); }, "2 gradients with 1 row count");
+        std::string a = refuses([&] { (void)accumulate_gradients(g, {2}); },
+                                tr("2 gradients with 1 row count", "2 个梯度只配 1 个行数"));
         if (!a.empty()) return a;
-        return refuses([&] { (void)accumulate_gradients(g, {2, 0}); }, "a micro-batch of 0 rows");
+        return refuses([&] { (void)accumulate_gradients(g, {2, 0}); }, tr("a micro-batch of 0 rows", "0 行的微批次"));
       },
       "throw sf::ShapeError when the counts do not match or a micro-batch has no rows");
 }

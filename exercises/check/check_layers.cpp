@@ -1,4 +1,4 @@
-// check_layers.cpp: the checks of exercises 11-14 (lessons 9, 10 and 12): LayerNorm forward and
+// check_layers.cpp: the checks of exercises 11-14 (lessons 9 layernorm, 10 feedforward and 12 decoder): LayerNorm forward and
 // backward, GELU, appending to a KV cache.
 #include <cmath>
 #include <tuple>
@@ -68,10 +68,10 @@ void check_layer_norm_forward(Report& r) {
       [] {
         Tensor x = f64({3.0, -2.0}, {2, 1}), w = f64({2.0}, {1}), b = f64({0.25}, {1});
         std::string a = compare(sf::layer_norm(x, w, b, 1e-5), layer_norm_forward(x, w, b, 1e-5));
-        if (!a.empty()) return "C = 1: " + a;
+        if (!a.empty()) return "C = 1" + tr(": ", "：") + a;
         Tensor xc = Tensor::full({1, 4}, 7.0, DType::f64), wc = random_f64({4}, 93), bc = random_f64({4}, 94);
         std::string c = compare(sf::layer_norm(xc, wc, bc, 1e-5), layer_norm_forward(xc, wc, bc, 1e-5));
-        return c.empty() ? c : "constant row: " + c;
+        return c.empty() ? c : tr("constant row: ", "常数行：") + c;
       },
       "x - mean is 0 there and eps keeps sqrt(var + eps) > 0, so y = 0 * w + b");
 }
@@ -234,16 +234,16 @@ void check_gelu(Report& r) {
         Tensor x = random_f64({2, 4}, 125, 2.0).to(DType::f32), dy = random_f64({2, 4}, 126).to(DType::f32);
         Tensor y = gelu_forward(x);
         std::string d = same_dtype(y, DType::f32);
-        if (!d.empty()) return "forward: " + d;
+        if (!d.empty()) return tr("forward: ", "前向：") + d;
         Tensor xg = x.clone().requires_grad_();
         sf::gelu(xg, GeluApprox::tanh).backward(dy);
         Tensor g = gelu_backward(x, dy);
         std::string dg = same_dtype(g, DType::f32);
-        if (!dg.empty()) return "backward: " + dg;
+        if (!dg.empty()) return tr("backward: ", "反向：") + dg;
         std::string v = compare(sf::gelu(x, GeluApprox::tanh), y, 1e-6, 1e-5);
-        if (!v.empty()) return "forward " + v;
+        if (!v.empty()) return tr("forward ", "前向") + v;
         std::string vg = compare(xg.grad(), g, 1e-6, 1e-5);
-        return vg.empty() ? vg : "backward " + vg;
+        return vg.empty() ? vg : tr("backward ", "反向") + vg;
       },
       "sf ops on x keep its dtype; scalars like 0.044715 are fine (a double times a tensor keeps the tensor's dtype)");
   r.check(
@@ -304,7 +304,8 @@ void check_kv_cache_append(Report& r) {
         std::string a = compare(k, cache.k, 0, 0);
         if (!a.empty()) return "cache.k " + a;
         return cache.length() == 4 ? compare(v, cache.v, 0, 0)
-                                   : "cache.length() is " + std::to_string(cache.length()) + ", expected 4";
+                                   : "cache.length() " + tr("is ", "是 ") + std::to_string(cache.length()) +
+                                         tr(", expected 4", "，应为 4");
       },
       "each call appends exactly the new tokens once");
   r.check(

@@ -1,4 +1,4 @@
-// check_training.cpp: the checks of exercises 15-18 (lessons 13 and 16): the warmup + cosine
+// check_training.cpp: the checks of exercises 15-18 (lessons 13 training and 16 mixed-precision): the warmup + cosine
 // schedule, global-norm clipping, the AdamW update, dynamic loss scaling.
 #include <cmath>
 #include <limits>
@@ -52,7 +52,7 @@ void check_warmup_cosine(Report& r) {
           ref.decay_steps = c.s.decay_steps;
           for (int64_t step = 0; step <= c.s.decay_steps + 10; ++step) {
             std::string d = compare(lr_at(ref, step), warmup_cosine_lr(c.s, step), 1e-15, 1e-12);
-            if (!d.empty()) return "step " + std::to_string(step) + ": " + d;
+            if (!d.empty()) return tr("step ", "第 ") + std::to_string(step) + tr(": ", " 步：") + d;
           }
           return std::string();
         },
@@ -100,11 +100,11 @@ void check_clip_grad_norm(Report& r) {
           std::vector<std::vector<double>> grads = c.grads;
           double norm = exercise::clip_grad_norm(grads, c.max_norm);
           std::string d = compare(expected_norm, norm, 1e-12, 1e-6);
-          if (!d.empty()) return "returned norm: " + d;
-          if (grads.size() != c.grads.size()) return std::string("the number of gradients changed");
+          if (!d.empty()) return tr("returned norm: ", "返回的范数：") + d;
+          if (grads.size() != c.grads.size()) return tr("the number of gradients changed", "梯度的个数变了");
           for (size_t i = 0; i < grads.size(); ++i) {
             std::string g = compare(params[i].second.grad().to_vector(), grads[i], 1e-12, 1e-6);
-            if (!g.empty()) return "gradient " + std::to_string(i) + " " + g;
+            if (!g.empty()) return tr("gradient ", "梯度 ") + std::to_string(i) + " " + g;
           }
           return std::string();
         },
@@ -160,7 +160,7 @@ void check_adamw_step(Report& r) {
             P.set_grad(f32(g));
             reference.step();
             adamw_step(p, g, m, v, t, c.config);
-            std::string at = "after step " + std::to_string(t) + ", ";
+            std::string at = tr("after step ", "第 ") + std::to_string(t) + tr(", ", " 步之后，");
             std::string dm = compare(reference.buffer("exp_avg", 0).to_vector(), m, 1e-9, 1e-5);
             if (!dm.empty()) return at + "m " + dm;
             std::string dv = compare(reference.buffer("exp_avg_sq", 0).to_vector(), v, 1e-12, 1e-5);
@@ -208,18 +208,18 @@ void check_loss_scaler(Report& r) {
       reference.update();
       std::vector<std::vector<double>> grads = {g};
       bool stepped = loss_scaler_update(mine, grads);
-      std::string at = "iteration " + std::to_string(it) + ": ";
+      std::string at = tr("iteration ", "第 ") + std::to_string(it) + tr(": ", " 次迭代：");
       if (stepped != ref_step)
         return at + (ref_step ? "returned false (skip), expected true: every gradient is finite"
                               : "returned true (step), expected false: a gradient is inf or nan");
       std::string s = compare(reference.scale(), mine.scale, 0, 0);
       if (!s.empty()) return at + "scale " + s;
       if (mine.good_steps != reference.growth_tracker())
-        return at + "good_steps is " + std::to_string(mine.good_steps) + ", expected " +
-               std::to_string(reference.growth_tracker());
+        return at + tr("good_steps is ", "good_steps 是 ") + std::to_string(mine.good_steps) +
+               tr(", expected ", "，应为 ") + std::to_string(reference.growth_tracker());
       if (ref_step) {
         std::string u = compare(P.grad().to_vector(), grads.at(0), 0, 1e-6);
-        if (!u.empty()) return at + "unscaled gradient " + u;
+        if (!u.empty()) return at + tr("unscaled gradient ", "还原后的梯度 ") + u;
       }
     }
     return std::string();

@@ -33,14 +33,19 @@ class Report {
   // code fails the check, quoting its message. Once a check has not held, later ones are skipped
   // (they would repeat the first problem). Returns whether this check held.
   bool check(const std::string& name, const std::function<std::string()>& f, const std::string& hint);
+  // Prints each line to `out` as soon as its check ends (`exercise check`: the lines before a
+  // crash of the learner's code are then on the screen).
+  void echo_to(std::ostream* out) { echo_ = out; }
   Outcome outcome() const { return outcome_; }
   int checks_passed() const { return passed_; }
   const std::vector<std::string>& lines() const { return lines_; }
 
  private:
+  void add_line(const std::string& line);
   Outcome outcome_ = Outcome::passed;
   int passed_ = 0;
   std::vector<std::string> lines_;
+  std::ostream* echo_ = nullptr;
 };
 
 struct Exercise {
@@ -52,16 +57,29 @@ struct Exercise {
   std::function<void(Report&)> run;
 };
 
+// The exercise's title in Chinese, and in the language set (set_chinese).
+std::string title_zh(const Exercise& e);
+std::string title_of(const Exercise& e);
+// How a check's lines start, in the language set: "FAIL  " and "      hint: ".
+std::string fail_mark();
+std::string hint_mark();
+
 // Every exercise, in course order.
 const std::vector<Exercise>& all_exercises();
 // An exercise by number ("5" or "05"); anything else throws ConfigError naming the valid numbers.
 const Exercise& find_exercise(const std::string& number);
-// Runs one exercise's checks; the learner's code cannot make it throw.
-Report run_exercise(const Exercise& e);
+// Runs one exercise's checks; the learner's code cannot make it throw. With `echo`, each line is
+// printed there as its check ends.
+Report run_exercise(const Exercise& e, std::ostream* echo = nullptr);
 
 // How the printouts name an exercise's lesson, from the lesson's name ("lesson 5 attention"). The
 // course's list of lessons sits above the exercises, so the program that prints passes it in.
 using LessonLabel = std::function<std::string(const std::string& lesson)>;
+
+// What to print if the learner's code crashes (a signal such as SIGSEGV) during the check that
+// is running: its name and the likely causes, in the checker's language. A fixed buffer, so that
+// a signal handler can write it (the CLI's handler, app/cmd_exercise.cpp); "" between checks.
+const char* crash_message();
 
 // `exercise check N|all`: prints each exercise's checks; returns 0 when all passed, else 1.
 int print_check(const std::string& which, std::ostream& out, const LessonLabel& lesson_label);
@@ -80,6 +98,21 @@ const HintTiers& hints_of(int number);
 // a tier outside 1..3 throws ConfigError.
 void print_hint(const std::string& which, int tier, std::ostream& out, bool zh = false);
 
+// ---- the language of what a learner reads (check_util.cpp) ----
+// English unless set_chinese(true) (`exercise check N` with SF_LANG=zh): every FAIL line, hint and
+// diagnosis exists in both languages, the Chinese in the course's terms (lessons/zh/glossary.md).
+void set_chinese(bool zh);
+bool chinese();
+// `en` or `zh`, in the language set.
+std::string tr(const std::string& en, const std::string& zh);
+// A check's name or hint (English, as written at the check) in Chinese, from the table in
+// zh_texts.cpp; a text the table lacks is returned as it is and remembered in untranslated(),
+// which a test requires to stay empty.
+std::string zh_text(const std::string& en);
+const std::vector<std::string>& untranslated();
+// The table's Chinese for `en` if it has one, else `en` (a text already in Chinese passes as is).
+std::string zh_text_if_known(const std::string& en);
+
 // ---- helpers for the checks (check_util.cpp) ----
 
 // "" when got equals expected within |e - g| <= atol + rtol |e| everywhere (equal infinities and
@@ -95,6 +128,8 @@ struct Mistake {
   std::string what;
   Tensor value;
 };
+// `problem` with its likely cause appended: "...; this is exactly what you get when <what>".
+std::string with_cause(const std::string& problem, const std::string& what);
 // `problem` (a compare() result) with the first mistake whose value `got` matches appended
 // ("...; this is what you get when <what>"), so a learner sees the likely cause, not only the
 // number. Unchanged when `problem` is empty or no mistake matches.

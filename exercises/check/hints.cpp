@@ -286,7 +286,7 @@ const Entry kHints[] = {
      {{"A step is the training loop's body in order: forget the last step's gradients, differentiate this "
        "batch's loss, keep one bad batch from throwing the weights far, then move every weight by AdamW at the "
        "rate the schedule gives this step.",
-       "zero grads; loss = gpt_forward(x, y).loss; backward; n = ||all grads||_2, scale them by min(1, max_norm / n); "
+       "zero grads; loss = gpt_forward(x, y).loss; backward; n = ||all grads||_2, scale them by c = max_norm / (n + 1e-6) when c < 1 (exercise 16); "
        "lr = schedule(state.step); AdamW with t = state.step + 1, weight decay only where dim() >= 2; "
        "state.step += 1; return {loss, n, lr}.",
        "model.zero_grad(); loss.backward(); values_of(p.grad()) for each of model.parameters(), your "
@@ -295,7 +295,7 @@ const Entry kHints[] = {
        "state.m and state.v (zeros) on the first step."},
       {"一步就是训练循环的循环体，按顺序：清掉上一步的梯度，对这一批的损失求导，防止一个坏批次把权重推得太远，"
        "再按调度器给这一步的学习率用 AdamW 更新每个权重。",
-       "梯度清零；loss = gpt_forward(x, y).loss；反向传播；n = ||所有梯度||_2，把它们乘以 min(1, max_norm / n)；"
+       "梯度清零；loss = gpt_forward(x, y).loss；反向传播；n = ||所有梯度||_2，当 c = max_norm / (n + 1e-6) < 1 时把它们乘以 c（练习 16）；"
        "lr = schedule(state.step)；AdamW 取 t = state.step + 1，只对 dim() >= 2 的参数做权重衰减；state.step += 1；"
        "返回 {loss, n, lr}。",
        "model.zero_grad()；loss.backward()；对 model.parameters() 的每一个取 values_of(p.grad())，再对这些向量"

@@ -12,6 +12,8 @@ set(SF_MUTANT_DIR ${CMAKE_CURRENT_BINARY_DIR}/mutants)
 add_library(sf_exercise_mutant_main OBJECT ${CMAKE_CURRENT_LIST_DIR}/mutant_main.cpp)
 target_link_libraries(sf_exercise_mutant_main PRIVATE sf_options sf_exercise_checks)
 
+# An optional fourth argument is the diagnosis the FAIL line must name (a piece of its text), so
+# that a checker which stops recognising the mistake fails the test.
 function(sf_mutant stem from to)
   set(src ${PROJECT_SOURCE_DIR}/exercises/solutions/${stem}.cpp)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
@@ -43,7 +45,7 @@ function(sf_mutant stem from to)
   # A mutant is deliberately wrong code: a deleted term can leave a variable unused.
   set_source_files_properties(${out} PROPERTIES COMPILE_OPTIONS "-w")
   target_link_libraries(exercise_mutant_${name} PRIVATE sf_options sf_exercise_checks sf_exercise_solutions)
-  add_test(NAME exercise_mutant_${name} COMMAND exercise_mutant_${name} ${stem})
+  add_test(NAME exercise_mutant_${name} COMMAND exercise_mutant_${name} ${stem} ${ARGN})
   set_property(TEST exercise_mutant_${name} PROPERTY LABELS exercise_mutants)
 endfunction()
 
@@ -106,40 +108,97 @@ sf_mutant(17_adamw_step "std::pow(c.beta2," "std::pow(0.999,")
 sf_mutant(18_loss_scaling "std::isfinite(x)" "!std::isnan(x)")
 sf_mutant(18_loss_scaling "s.scale *= s.backoff_factor" "s.scale *= 0.5")
 sf_mutant(18_loss_scaling "s.scale *= s.growth_factor" "s.scale *= 2.0")
-# The assembly exercises: the mutant of one piece runs with every other piece right.
-# 19: no 1/sqrt(D); a mask that ignores the cache offset; the cache never appended to; q taken
-# from k's chunk.
-sf_mutant(19_self_attention "/ std::sqrt(static_cast<double>(D))" "/ (0.0 * static_cast<double>(D) + 1.0)")
-sf_mutant(19_self_attention "s > S - T + t" "s > t")
-sf_mutant(19_self_attention "kv_cache_append(*cache, k, v);" "cache->k = k;\n    cache->v = v;")
-sf_mutant(19_self_attention "slice(qkv, 2, 0, C)" "slice(qkv, 2, C, 2 * C)")
-# 20: Post-LN instead of Pre-LN; the MLP without its residual; eps fixed at 1e-5.
-# The Post-LN mutant comes first: test_capstone_wrong_piece links its file (20_transformer_block_1).
+# The assembly exercises: the mutant of one piece runs with every other piece right. Each names
+# the diagnosis its FAIL line must give (check_assembly.cpp recomputes the module with the mistake).
+# 19: no 1/sqrt(D); a mask that ignores the cache offset; the cache replaced, not appended to; q
+# taken from k's chunk; no mask; a mask off by one either way; heads merged without the transpose;
+# no output projection.
+sf_mutant(19_self_attention "/ std::sqrt(static_cast<double>(D))" "/ (0.0 * static_cast<double>(D) + 1.0)"
+          "not divided by sqrt(head_dim)")
+sf_mutant(19_self_attention "s > S - T + t" "s > t" "the mask ignores the cache offset")
+sf_mutant(19_self_attention "kv_cache_append(*cache, k, v);" "cache->k = k;\n    cache->v = v;"
+          "replace the cache instead of being appended")
+sf_mutant(19_self_attention "slice(qkv, 2, 0, C)" "slice(qkv, 2, C, 2 * C)" "q is taken from k's chunk")
+sf_mutant(19_self_attention "s > S - T + t ? 1.0" "false ? 1.0" "there is no causal mask")
+sf_mutant(19_self_attention "s > S - T + t" "s > S - T + t + 1" "the mask is off by one")
+sf_mutant(19_self_attention "exercise::merge_heads(y)" "reshape(y, {y.size(0), y.size(2), C})"
+          "without moving the head axis back")
+sf_mutant(19_self_attention "return linear(exercise::merge_heads(y), attn.c_proj.weight, attn.c_proj.bias);"
+          "return exercise::merge_heads(y);" "the output projection c_proj is left out")
+# 19 with the framework's softmax, merge_heads or split_heads (lesson 7's 4-argument form) instead
+# of yours.
+sf_mutant(19_self_attention "your_softmax(scores)" "softmax(scores, -1)" "the framework's softmax op is in your graph")
+sf_mutant(19_self_attention "exercise::merge_heads(y)" "sf::merge_heads(y)" "the framework's merge_heads op")
+sf_mutant(19_self_attention "split_heads(slice(qkv, 2, 0, C), H)" "sf::split_heads(qkv, 3, 0, H)"
+          "the framework's slice_heads op")
+# 20: LayerNorm after attention's residual add (Post-LN's first half); the MLP without its residual;
+# eps fixed at 1e-5; Post-LN throughout; attention without its residual; ln_1 where ln_2 belongs.
+# The first one comes first: test_capstone_wrong_piece links its file (20_transformer_block_1).
 sf_mutant(20_transformer_block
           "Tensor h = x + causal_self_attention(block.attn, your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps), cache);"
-          "Tensor h = your_layer_norm(x + causal_self_attention(block.attn, x, cache), ln_1.weight, ln_1.bias, ln_1.eps);")
-sf_mutant(20_transformer_block "return h + linear(a" "return 0.0 * h + linear(a")
-sf_mutant(20_transformer_block "ln_2.bias, ln_2.eps)" "ln_2.bias, 1e-5)")
-# 21: positions that restart at 0 with a cache; no final LayerNorm; the loss summed, not averaged.
+          "Tensor h = your_layer_norm(x + causal_self_attention(block.attn, x, cache), ln_1.weight, ln_1.bias, ln_1.eps);"
+          "ln_1 is applied after the residual add")
+sf_mutant(20_transformer_block "return h + linear(a" "return 0.0 * h + linear(a" "the MLP's residual is missing")
+sf_mutant(20_transformer_block "ln_2.bias, ln_2.eps)" "ln_2.bias, 1e-5)" "ln_2 uses eps 1e-5")
+sf_mutant(20_transformer_block
+          "Tensor h = x + causal_self_attention(block.attn, your_layer_norm(x, ln_1.weight, ln_1.bias, ln_1.eps), cache);
+  Tensor a = your_gelu(linear(your_layer_norm(h, ln_2.weight, ln_2.bias, ln_2.eps), block.mlp.c_fc.weight,
+                              block.mlp.c_fc.bias));                     // (B, T, 4C)
+  return h + linear(a, block.mlp.c_proj.weight, block.mlp.c_proj.bias);"
+          "Tensor h = your_layer_norm(x + causal_self_attention(block.attn, x, cache), ln_1.weight, ln_1.bias, ln_1.eps);
+  Tensor a = your_gelu(linear(h, block.mlp.c_fc.weight, block.mlp.c_fc.bias));
+  return your_layer_norm(h + linear(a, block.mlp.c_proj.weight, block.mlp.c_proj.bias), ln_2.weight, ln_2.bias, ln_2.eps);"
+          "it is Post-LN")
+sf_mutant(20_transformer_block "Tensor h = x + causal_self_attention" "Tensor h = causal_self_attention"
+          "the attention's residual is missing")
+sf_mutant(20_transformer_block "your_layer_norm(h, ln_2.weight, ln_2.bias, ln_2.eps)"
+          "your_layer_norm(h, ln_1.weight, ln_1.bias, ln_1.eps)" "ln_1 is used where ln_2 belongs")
+# 20 with the framework's LayerNorm and MLP (values all right, none of the learner's pieces run).
+sf_mutant(20_transformer_block "return h + linear(a, block.mlp.c_proj.weight, block.mlp.c_proj.bias);"
+          "return h + block.mlp.forward(block.ln_2.forward(h));" "the framework's layer_norm op is in your graph")
+# 21: positions that restart at 0 with a cache; no final LayerNorm; the loss summed, not averaged;
+# no position embeddings; the blocks without the cache; no block_size check of its own.
 sf_mutant(21_gpt_forward "const int64_t offset = cache != nullptr ? cache->length() : 0;"
-          "const int64_t offset = 0;")
+          "const int64_t offset = 0;" "the positions restart at 0")
 sf_mutant(21_gpt_forward "x = your_layer_norm(x, model.ln_f->weight, model.ln_f->bias, model.ln_f->eps);"
-          "")
+          "" "the final LayerNorm ln_f is left out")
 sf_mutant(21_gpt_forward "out.loss = your_cross_entropy(reshape(out.logits, {B * T, V}), flat);"
-          "out.loss = your_cross_entropy(reshape(out.logits, {B * T, V}), flat) * static_cast<double>(B * T);")
+          "out.loss = your_cross_entropy(reshape(out.logits, {B * T, V}), flat) * static_cast<double>(B * T);"
+          "the loss is summed")
+sf_mutant(21_gpt_forward " + your_embedding(model.wpe->weight, IntTensor({T}, pos))" ""
+          "the position embeddings are not added")
+sf_mutant(21_gpt_forward "cache != nullptr ? &cache->layers[i] : nullptr" "nullptr" "the blocks do not get the cache")
+sf_mutant(21_gpt_forward "if (offset + T > model.config().block_size)" "if (false)" "does not name block_size")
+# 21 with the framework's embedding or cross-entropy.
+sf_mutant(21_gpt_forward "your_embedding(model.wte.weight, idx)" "embedding(model.wte.weight, idx)"
+          "the framework's embedding op is in your graph")
+sf_mutant(21_gpt_forward "your_cross_entropy(reshape(out.logits, {B * T, V}), flat)"
+          "cross_entropy(reshape(out.logits, {B * T, V}), flat)" "use your_cross_entropy")
 # 22: gradients that pile up across steps; no clipping; the config's lr instead of the schedule's;
-# weight decay on every parameter.
-sf_mutant(22_train_step "  model.zero_grad();\n" "")
+# weight decay on every parameter; the schedule read one step early; its rate applied one step late.
+sf_mutant(22_train_step "  model.zero_grad();\n" "" "the gradients are not zeroed")
 sf_mutant(22_train_step "r.grad_norm = clip_grad_norm(grads, config.max_norm);"
-          "r.grad_norm = clip_grad_norm(grads, 1e30);")
-sf_mutant(22_train_step "    c.lr = r.lr;\n" "")
-sf_mutant(22_train_step "if (params[i].dim() < 2) c.weight_decay = 0.0;" "")
+          "r.grad_norm = clip_grad_norm(grads, 1e30);" "unclipped gradients")
+sf_mutant(22_train_step "    c.lr = r.lr;\n" "" "uses config.adamw.lr instead of the schedule's rate")
+sf_mutant(22_train_step "if (params[i].dim() < 2) c.weight_decay = 0.0;" ""
+          "weight decay is applied to every parameter")
+sf_mutant(22_train_step "warmup_cosine_lr(config.schedule, state.step)" "warmup_cosine_lr(config.schedule, state.step + 1)"
+          "state.step is advanced before the schedule is read")
+sf_mutant(22_train_step "    c.lr = r.lr;\n"
+          "    c.lr = state.step == 0 ? config.adamw.lr : warmup_cosine_lr(config.schedule, state.step - 1);\n"
+          "applied one step late")
 # 23: temperature ignored; top_k ignored; a top_p prefix that stops short of the token crossing
-# top_p; generate without the cache (the whole sequence fed again at every token).
-sf_mutant(23_generate "/ s.temperature)" ")")
-sf_mutant(23_generate "if (s.top_k > 0) keep" "if (s.top_k < 0) keep")
-sf_mutant(23_generate "mass < s.top_p * total" "mass + p[n] < s.top_p * total")
-sf_mutant(23_generate "    next = {token};\n" "    next = context();\n")
+# top_p; the whole context fed again at every token; top_k keeping k + 1 or k - 1; the temperature
+# applied after the exponential; each new token fed without the cache.
+sf_mutant(23_generate "/ s.temperature)" ")" "the temperature is ignored")
+sf_mutant(23_generate "if (s.top_k > 0) keep" "if (s.top_k < 0) keep" "top_k is ignored")
+sf_mutant(23_generate "mass < s.top_p * total" "mass + p[n] < s.top_p * total" "top_p leaves out the token")
+sf_mutant(23_generate "    next = {token};\n" "    next = context();\n" "the whole context is fed again")
+sf_mutant(23_generate "static_cast<size_t>(s.top_k))" "static_cast<size_t>(s.top_k + 1))" "top_k keeps k + 1")
+sf_mutant(23_generate "static_cast<size_t>(s.top_k))" "static_cast<size_t>(s.top_k - 1))" "top_k keeps k - 1")
+sf_mutant(23_generate "std::exp((logits[order[i]] - logits[order[0]]) / s.temperature)"
+          "std::exp(logits[order[i]] - logits[order[0]]) / s.temperature" "applied after the softmax")
+sf_mutant(23_generate "nullptr, &cache).logits" "nullptr, nullptr).logits" "each new token is fed without the cache")
 sf_mutant(24_attention_backward "Tensor dq = matmul(dS, k) * scale" "Tensor dq = matmul(dS, k)")  # no 1/sqrt(D)
 sf_mutant(24_attention_backward "P * (dP - sum(dP * P, -1, /*keepdim=*/true))" "P * dP")
 sf_mutant(24_attention_backward "s > S - T + t" "s > t")

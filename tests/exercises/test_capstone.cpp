@@ -58,6 +58,17 @@ TEST_CASE("capstone with stubs: names every missing piece and its lesson, and do
   CHECK(s.find("missing: exercise 22 one training step (exercises/22_train_step.cpp), taught in lesson build-gpt") !=
         std::string::npos);
   CHECK(s.find("train loss") == std::string::npos);
+
+  // The same in Chinese.
+  set_chinese(true);
+  std::ostringstream zh;
+  CapstoneResult rz = run_capstone({}, zh, lesson_label);
+  set_chinese(false);
+  CAPTURE(zh.str());
+  CHECK(rz.exit_code == 1);
+  CHECK(zh.str().find("结业项目：这个 GPT 只用你的代码训练") != std::string::npos);
+  CHECK(zh.str().find("  缺少：练习 22 一步训练（exercises/22_train_step.cpp），讲授它的是lesson build-gpt") !=
+        std::string::npos);
 }
 #else
 TEST_CASE("capstone with a wrong block (Post-LN): names exercise 20's failing check and does not train") {

@@ -175,6 +175,25 @@ TEST_CASE("scratchformer exercise: list, check of a stub, and a bad number") {
 
 // The checks run the exercises compiled into the binary: a learner who edits exercises/01_*.cpp
 // and checks without rebuilding used to get the old copy's verdict ("not implemented yet").
+TEST_CASE("scratchformer exercise --lang zh: the check, the list and the summary in Chinese") {
+  using sf::test::run_cli;
+  auto one = run_cli({"exercise", "check", "1", "--lang", "zh"});
+  if (run_exercise(find_exercise("1")).outcome() == Outcome::not_implemented) {
+    CHECK(one.exit_code == 1);
+    CHECK(one.out.find("练习 1：tanh 的反向传播（第 2 课 autograd；编辑 exercises/01_tanh_backward.cpp）") == 0);
+    CHECK(one.out.find("尚未实现：tanh_backward") != std::string::npos);
+  }
+  auto list = run_cli({"exercise", "list", "--lang", "zh"});
+  CHECK(list.exit_code == 0);
+  CHECK(list.out.find("第 16 课 mixed-precision") != std::string::npos);
+  CHECK(list.out.find("动态损失缩放") != std::string::npos);
+  auto all = run_cli({"exercise", "check", "all", "--lang", "zh"});
+  CHECK(all.out.find("个尚未实现（共 " + std::to_string(all_exercises().size()) + " 个）") != std::string::npos);
+  auto bad = run_cli({"exercise", "check", "1", "--lang", "fr"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("exercise --lang: unknown language 'fr'") != std::string::npos);
+}
+
 TEST_CASE("scratchformer exercise check says to rebuild first when the exercise was saved after the build") {
   namespace fs = std::filesystem;
   // A copy of scratchformer dated before the exercise files (they are left untouched).

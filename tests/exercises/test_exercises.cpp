@@ -7,6 +7,10 @@
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include "exercises/check/checker.h"
@@ -77,6 +81,73 @@ TEST_CASE(VARIANT "every exercise: numbered in increasing order, with a lesson, 
     }
   }
 }
+
+#if SF_EXERCISE_VARIANT == 1
+// The exercises' texts name a lesson as the course lists it, number and name ("lesson 5
+// attention", "lessons 9 layernorm and 10 feedforward", "第 14 课 build-gpt", a table's "| 14
+// build-gpt |"): every such number must be that lesson's in the course today, so that a lesson
+// moved or renamed shows here, not in a learner's confusion. Each stub also names its own lesson.
+TEST_CASE("the exercises' texts name each lesson by its number and name in the course") {
+  namespace fs = std::filesystem;
+  const std::regex english(R"(lessons?\s+(\d+\s+[a-z][a-z-]*(?:(?:,\s+|\s+and\s+)\d+\s+[a-z][a-z-]*)*))");
+  const std::regex chinese(R"(第 (\d+) 课 ([a-z][a-z-]*))");
+  const std::regex table_row(R"(\| (\d+) ([a-z][a-z-]*) \|)");
+  const std::regex item(R"((\d+)\s+([a-z][a-z-]*))");
+  int named = 0;
+  auto check_pair = [&](const std::string& where, const std::string& number, const std::string& name) {
+    CAPTURE(where);
+    CAPTURE(number + " " + name);
+    const sf::lessons::Lesson* l = sf::lessons::find_lesson(name);
+    REQUIRE(l != nullptr);
+    CHECK(std::to_string(l->number) == number);
+    ++named;
+  };
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(SF_SOURCE_DIR) / "exercises")) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".h" && ext != ".md")) continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string s = text.str(), where = entry.path().filename().string();
+    for (std::sregex_iterator m(s.begin(), s.end(), english), end; m != end; ++m) {
+      const std::string span = (*m)[1];
+      for (std::sregex_iterator i(span.begin(), span.end(), item); i != end; ++i) check_pair(where, (*i)[1], (*i)[2]);
+    }
+    for (const std::regex* re : {&chinese, &table_row})
+      for (std::sregex_iterator m(s.begin(), s.end(), *re), end; m != end; ++m) check_pair(where, (*m)[1], (*m)[2]);
+  }
+  for (const Exercise& e : all_exercises()) {
+    CAPTURE(e.file);
+    std::ifstream in(fs::path(SF_SOURCE_DIR) / "exercises" / (e.file + ".cpp"));
+    std::string first;
+    std::getline(in, first);
+    const sf::lessons::Lesson* l = sf::lessons::find_lesson(e.lesson);
+    REQUIRE(l != nullptr);
+    CHECK(first.find("(lesson " + std::to_string(l->number) + " " + e.lesson) != std::string::npos);
+  }
+  CHECK(named > 60);  // the stubs, exercise.h, both READMEs' tables and walks
+}
+#endif
+
+#if SF_EXERCISE_VARIANT == 1
+// Every check runs with the solutions, so every check's name and hint passes through the table of
+// Chinese texts here: none may be missing. A FAIL line in Chinese is tested with a mutant
+// (tests/exercises/CMakeLists.txt).
+TEST_CASE("in Chinese, every check of every exercise has its name and hint in Chinese") {
+  set_chinese(true);
+  for (const Exercise& e : all_exercises()) {
+    Report r = run_exercise(e);
+    CAPTURE(e.number);
+    CHECK(r.outcome() == Outcome::passed);
+    for (const std::string& line : r.lines()) CHECK(line.rfind("通过  ", 0) == 0);
+  }
+  set_chinese(false);
+  std::string missing;
+  for (const std::string& en : untranslated()) missing += "  {\"" + en + "\", \"\"},\n";
+  CAPTURE(missing);
+  CHECK(untranslated().empty());
+}
+#endif
 
 #define EXERCISE_CASE(N) \
   TEST_CASE(CASE_NAME "exercise " #N) { check_exercise(N); }
