@@ -22,14 +22,16 @@ namespace sf {
 
 // The registry as JSON: {"lessons": [{"number", "name", "file", "title", "title_zh", "slow",
 // "part": {"number", "title", "title_zh", "about", "about_zh"}, "exercises": [{"number", "title",
-// "file"}]}]}, in reading order.
+// "title_zh", "file"}]}]}, in reading order.
 static std::string lessons_json() {
   const std::vector<lessons::Part>& parts = lessons::course_parts();
   nlohmann::json list = nlohmann::json::array();
   for (const lessons::Lesson& l : lessons::all_lessons()) {
     nlohmann::json exercises = nlohmann::json::array();
     for (const exercise::Exercise& e : exercise::all_exercises())
-      if (e.lesson == l.name) exercises.push_back({{"number", e.number}, {"title", e.title}, {"file", e.file}});
+      if (e.lesson == l.name)
+        exercises.push_back(
+            {{"number", e.number}, {"title", e.title}, {"title_zh", exercise::title_zh(e)}, {"file", e.file}});
     const lessons::Part& part = parts.at(static_cast<size_t>(l.part));
     list.push_back({{"number", l.number},
                     {"name", l.name},

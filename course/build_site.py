@@ -7,7 +7,7 @@
 (`./run.sh course` builds the binary and runs this.) What it does:
 
 - reads the lessons' order, titles and exercises from the registry (`scratchformer lesson
-  --json`), so the site follows lessons/lesson.cpp;
+  --json`), so the site follows lessons/course.cpp;
 - turns each lessons/NAME.md and lessons/zh/NAME.md into a page with pandoc (Debian's pandoc:
   GitHub Markdown, its own code highlighter, TeX math marked for KaTeX), adds the lesson's
   exercises (the stub, its hints folded, the command that checks it), and rewrites links: a
@@ -274,7 +274,8 @@ class Site:
                     current = None
                     task.append(line)
             number = e["number"]
-            md += ["### %s %d: %s" % (w["exercise"], number, e["title"]), "",
+            title = e["title_zh"] if lang == "zh" else e["title"]
+            md += ["### %s %d: %s" % (w["exercise"], number, title), "",
                    comment[0] if comment else "", "", "```text", "\n".join(task).strip("\n"), "```", ""]
             for i, (label, body) in enumerate(hints):
                 summary = w["hint"] + (" %d" % (i + 1) if len(hints) > 1 else "")
