@@ -10,7 +10,7 @@
 #                   gradient check, and PyTorch parity (against the committed reference files);
 #   test_emulated   every module's and model's float64 gradient check, and a small GPT trained
 #                   from a config that must learn, stop at a step, and resume to the same losses.
-# Emulation is 200-450x slower than the CPU itself, so the rest of the suite (lessons, full
+# Emulation is 170-450x slower than the CPU itself, so the rest of the suite (lessons, full
 # training runs) is left to a native ARM64 build: `./run.sh test` there.
 # On an ARM64 machine, build natively instead (README.md, "Supported CPUs").
 set -euo pipefail
