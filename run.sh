@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # run.sh: the two quick-start commands.
 #   ./run.sh          install what is missing, build, and train the default experiment
-#   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, then
-#                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
+#   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, check
+#                     the ARM64 build under emulation (scripts/check_aarch64.sh), then a short
+#                     fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
 #                     the list; ./run.sh exercise hint N [tier] for a hint; capstone: train a
 #                     GPT with your pieces)
@@ -31,6 +32,11 @@ if [[ "${1:-}" == "test" ]]; then
   # Same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
   build build-asan -DSF_SANITIZE=ON -DSF_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
+  # The ARM64 build: cross-compiled, its kernel tests, gradient checks and a short training run
+  # under qemu-user (x86-64 hosts only; on an ARM64 machine the builds above are the native ones).
+  if [[ $(uname -m) == x86_64 ]]; then
+    scripts/check_aarch64.sh
+  fi
   # Then every libFuzzer target on the committed seeds and regressions, briefly (clang build).
   exec scripts/ci_fuzz.sh
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # setup.sh: install the Debian/Ubuntu packages scratchformer needs (only the missing ones).
 # Usage: scripts/setup.sh [--with-torch] [--with-fuzz] [--with-valgrind] [--with-browser] [--with-format]
-#                         [--with-course]
+#                         [--with-course] [--with-aarch64]
 #   --with-torch adds python3-torch (PyTorch 1.13) for the tests that run it (run.sh test installs
 #   it), the reference generators and the benchmarks; --with-fuzz clang and libFuzzer
 #   (scripts/fuzz.sh); --with-valgrind valgrind, for the memcheck test (CI installs it);
@@ -9,7 +9,9 @@
 #   --with-format clang-format, for the test that the tree is formatted (scripts/format.sh);
 #   --with-course pandoc (Markdown to HTML, with its own code highlighter), libjs-katex (KaTeX,
 #   which renders the math in the browser; the site carries a copy, so it works offline) and
-#   python3, which builds the course site (./run.sh course, course/build_site.py).
+#   python3, which builds the course site (./run.sh course, course/build_site.py);
+#   --with-aarch64 the ARM64 cross compiler, qemu-user and the ARM64 libraries through Debian's
+#   multiarch (it adds the arm64 architecture to dpkg), for scripts/check_aarch64.sh.
 # graphviz (`dot`) lays out and draws the lessons' pictures of ideas (the autograd graph, Q/K/V,
 # heads, the residual stream, the encoder-decoder, the GPT stack) without overlapping labels.
 # fonts-wqy-zenhei is a CJK font, so Chinese tokens in the heat maps are drawn, not boxes;
@@ -20,6 +22,7 @@
 # `mpirun -np N scratchformer train CONFIG`; the build works without them (one process).
 set -euo pipefail
 
+foreign_arch=""
 packages=(g++ cmake make libxtensor-dev libxtensor-blas-dev xtl-dev libxsimd-dev libopenblas-dev
           nlohmann-json3-dev doctest-dev libcli11-dev libssl-dev libutfcpp-dev libkainjow-mustache-dev gnuplot-nox graphviz fonts-wqy-zenhei
           fortunes-zh libopenmpi-dev openmpi-bin)
@@ -31,7 +34,10 @@ for arg in "$@"; do
     --with-browser) packages+=(chromium) ;;
     --with-format) packages+=(clang-format) ;;
     --with-course) packages+=(pandoc libjs-katex python3) ;;
-    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser, --with-format, --with-course)" >&2; exit 2 ;;
+    --with-aarch64) packages+=(g++-aarch64-linux-gnu qemu-user libc6:arm64 libstdc++6:arm64 libopenblas-dev:arm64
+                               libssl-dev:arm64)
+                    foreign_arch=arm64 ;;
+    *) echo "setup.sh: unknown option '$arg' (valid: --with-torch, --with-fuzz, --with-valgrind, --with-browser, --with-format, --with-course, --with-aarch64)" >&2; exit 2 ;;
   esac
 done
 
@@ -56,5 +62,8 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [[ -n "$foreign_arch" ]] && ! dpkg --print-foreign-architectures | grep -qx "$foreign_arch"; then
+  $sudo dpkg --add-architecture "$foreign_arch"
+fi
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -9,6 +9,13 @@
 
 #include "autograd/quiet_xsimd.h"
 
+// xsimd::batch<T> is a vector of the widest instruction set the build's flags enable: AVX-512,
+// AVX2 or SSE on x86-64, NEON (128 bits: 4 floats, 2 doubles) on ARM64. An ARM64 build must get
+// NEON, never xsimd's one-lane fallback (nothing else to enable there: NEON is part of ARMv8-A).
+#if defined(__aarch64__)
+static_assert(std::is_same_v<xsimd::default_arch, xsimd::neon64>, "ARM64: xsimd's kernels must use NEON (neon64)");
+#endif
+
 namespace sf::simd {
 
 // Lane i of a swizzle takes lane (i + Shift) mod W: a rotation by Shift lanes.

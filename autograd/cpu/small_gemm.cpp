@@ -31,11 +31,15 @@ constexpr int kTileRows = 6;
 #endif
 
 // x, rounded where it stands: the compiler may not fuse the product that made x into a later add
-// (an empty asm the value passes through, which it cannot see into).
+// (an empty asm the value passes through, which it cannot see into). GCC fuses a * b + c in C++
+// wherever the CPU has the instruction: x86-64 with FMA, and every ARM64 CPU. "v" names an
+// SSE/AVX register, "w" an ARM64 SIMD register.
 template <class V>
 inline V rounded(V x) {
 #if defined(__GNUC__) && defined(__x86_64__)
   asm("" : "+v"(x.data));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  asm("" : "+w"(x.data));
 #endif
   return x;
 }
@@ -51,6 +55,7 @@ inline __m512d fused(__m512d a, __m512d b, __m512d c) { return _mm512_fmadd_pd(a
 inline __m256 fused(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
 inline __m256d fused(__m256d a, __m256d b, __m256d c) { return _mm256_fmadd_pd(a, b, c); }
 #endif
+// Elsewhere xsimd's fma: one instruction on ARM64 (NEON's vfmaq), the unfused a * b + c without FMA.
 template <class V>
 inline V fused(V a, V b, V c) {
 #if defined(__FMA__) || defined(__AVX512F__)

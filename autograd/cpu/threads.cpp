@@ -40,9 +40,12 @@ extern "C" void openblas_set_num_threads(int);  // declared here: <cblas.h> clas
 
 namespace sf {
 
+// A spinning thread's hint to the core that it waits (x86's pause, ARM64's yield).
 static void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
 #endif
 }
 

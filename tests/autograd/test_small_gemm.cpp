@@ -294,7 +294,9 @@ TEST_CASE("attention on both sides of the small_gemm cut-over equals the compose
   }
 }
 
-#if defined(__FMA__) || defined(__AVX512F__)
+// Where the CPU has fused multiply-add: x86-64 with FMA or AVX-512, and every ARM64 CPU (the tile
+// fuses with NEON's vfmaq there). Without FMA the tile's products round before each add.
+#if defined(__FMA__) || defined(__AVX512F__) || defined(__aarch64__)
 namespace {
 
 // x as stored in a variable: the compiler may not fuse the product that made it into a later add.
