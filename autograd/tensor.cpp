@@ -1,6 +1,8 @@
 // tensor.cpp: Tensor creation, access, printing, the random generator and grad mode.
 #include "autograd/tensor.h"
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -68,10 +70,27 @@ BufferCache& buffer_cache() {
   static BufferCache cache;
   return cache;
 }
+
+// Bytes of the live buffers (rounded as allocated) and the most there have been: see TensorMemory.
+std::atomic<size_t> g_live_bytes{0}, g_peak_bytes{0};
+void count_allocation(size_t rounded) {
+  const size_t live = g_live_bytes.fetch_add(rounded) + rounded;
+  size_t peak = g_peak_bytes.load();
+  while (live > peak && !g_peak_bytes.compare_exchange_weak(peak, live)) {}
+}
 }  // namespace
+
+TensorMemory tensor_memory() {
+  BufferCache& cache = buffer_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return {g_live_bytes.load(), g_peak_bytes.load(), cache.held};
+}
+
+void reset_peak_tensor_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 
 Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
   size_t rounded = nbytes <= 64 ? 64 : (nbytes + 63) / 64 * 64;
+  count_allocation(rounded);
   if (rounded >= kSmallest) {
     BufferCache& cache = buffer_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -89,6 +108,7 @@ Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
 
 Storage::~Storage() {
   size_t rounded = nbytes_ <= 64 ? 64 : (nbytes_ + 63) / 64 * 64;
+  g_live_bytes.fetch_sub(rounded);
   if (rounded >= kSmallest) {
     BufferCache& cache = buffer_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -146,6 +166,8 @@ static thread_local bool g_grad_enabled = true;
 bool grad_enabled() { return g_grad_enabled; }
 NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+EnableGradGuard::EnableGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = true; }
+EnableGradGuard::~EnableGradGuard() { g_grad_enabled = previous_; }
 
 // ---- creation ----
 
