@@ -100,8 +100,9 @@ TEST_CASE("recompute with dropout is refused in one line") {
   GPTConfig c = memory_gpt();
   c.recompute = true;
   c.dropout = 0.1;
-  CHECK_THROWS_WITH_AS(GPT{c}, "model: recompute needs dropout 0 (recomputing a block would draw new dropout masks), "
-                               "got dropout 0.1",
+  CHECK_THROWS_WITH_AS(GPT{c},
+                       "model: recompute needs dropout 0 (recomputing a block would draw new dropout masks), "
+                       "got dropout 0.1",
                        ConfigError);
 }
 
@@ -112,4 +113,19 @@ TEST_CASE("checkpoint without grad mode is the plain call") {
   Tensor y = checkpoint([w](const Tensor& in) { return matmul(in, w); }, x, {w});
   CHECK_FALSE(y.requires_grad());
   CHECK(y.to_vector() == std::vector<double>{2, 2});
+}
+
+TEST_CASE("the buffer cache keeps live and kept buffers within the most there has been live") {
+  // Nothing in this process resets the peak, so TensorMemory::peak is the high-water mark.
+  {
+    Tensor a = Tensor::empty({int64_t(4) << 20}), b = Tensor::empty({int64_t(4) << 20});  // 16 MiB each
+  }
+  TensorMemory m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
+  Tensor c = Tensor::empty({int64_t(8) << 20});  // 32 MiB: a size not kept, a new high-water mark
+  m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
+  Tensor d = Tensor::empty({int64_t(3) << 20});  // 12 MiB: a kept 16 MiB buffer is released for it
+  m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
 }
