@@ -8,7 +8,9 @@
 //
 //   bench_gpt                      all three shapes, each in its own process (peak RSS per
 //                                  shape), plus the PyTorch reference when python3-torch exists
-//   bench_gpt --shape small        one shape; prints one JSON object
+//   bench_gpt --shape small        one shape (tiny, small, medium, gpt2); prints one JSON object
+//   bench_gpt --shapes tiny,gpt2   the table for these shapes (default tiny,small,medium; gpt2 is
+//                                  GPT-2 small's body: 10-30 s a step on 2 cores)
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
 //            --no-limit (skip the sgemm limit and its passes between the steps: for profiling one
 //            shape's steps alone)
@@ -18,6 +20,9 @@
 //            measured, then the budget toward the shape's target share: the longest step it
 //            allows, and the step's time beyond its linear products at the limit, split into the
 //            linear layers' own extra, attention and everything else, against what the target allows)
+//            --memory (with --shape: the memory breakdown of autograd/memory.h after the forward
+//            of the last warm-up step, on stderr; the JSON carries it under "memory" either way)
+//            --recompute (model.recompute: each block recomputed in backward)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
