@@ -4,6 +4,7 @@
 // run checks the same numbers.
 #include <cmath>
 
+#include "autograd/checkpoint.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "autograd/ops_attention.h"
@@ -333,6 +334,21 @@ void attention_ops(Registry& r, AttentionKernel kernel) {
   r.add("attention", tag + "attention_packed qkv, causal sliding window 2", {{{2, 3, 24}}}, packed(window));
 }
 
+// Activation recomputation: the recomputed backward gives the gradients of the function itself,
+// for the input and for a parameter the function reads (which the second run reaches as a leaf).
+void checkpoints(Registry& r) {
+  auto piece = [](const Tensor& w) {
+    return [w](const Tensor& in) { return tanh(matmul(in, w)) * in + in; };  // (3, 4)
+  };
+  r.add("checkpoint", "checkpoint of tanh(x W) * x + x, x and W", {{{3, 4}}, {{4, 4}}},
+        [piece](const Inputs& x) { return checkpoint(piece(x[1]), x[0], {x[1]}); });
+  r.add("checkpoint", "two checkpoints in a row, the input also used outside", {{{3, 4}}, {{4, 4}}},
+        [piece](const Inputs& x) {
+          Tensor h = checkpoint(piece(x[1]), x[0], {x[1]});
+          return checkpoint(piece(x[1]), h, {x[1]}) * x[0];
+        });
+}
+
 }  // namespace
 
 std::vector<GradcheckCase> op_gradcheck_cases() {
@@ -346,6 +362,7 @@ std::vector<GradcheckCase> op_gradcheck_cases() {
   nn_ops(r);
   attention_ops(r, AttentionKernel::stored);
   attention_ops(r, AttentionKernel::tiled);
+  checkpoints(r);
   return std::move(r.cases);
 }
 

@@ -1,6 +1,7 @@
 // graph.cpp: recording ops, accumulating gradients, the backward pass, anomaly mode, DOT export.
 #include "autograd/graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -45,6 +46,7 @@ Node::~Node() {
   std::vector<std::shared_ptr<Node>> pending;
   auto take_parents = [&pending](Node& node) {
     node.backward = nullptr;  // the closure's copies of the inputs go first
+    node.saved.clear();
     for (Tensor& t : node.inputs) {
       if (!t.defined() || t.impl_ptr().use_count() != 1) continue;
       std::shared_ptr<Node>& parent = t.impl()->grad_fn;
@@ -62,7 +64,7 @@ Node::~Node() {
 
 // ---- recording ----
 
-Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward) {
+Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward, std::vector<Tensor> saved) {
   if (g_anomaly && !all_finite(out))
     throw NumericalError(std::string("anomaly: forward of '") + op + "' with inputs " + shapes_of(inputs) +
                          " produced NaN or Inf");
@@ -74,6 +76,7 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
   node->op = op;
   node->inputs = std::move(inputs);
   node->backward = std::move(backward);
+  node->saved = std::move(saved);
   out.impl()->requires_grad = true;
   out.impl()->grad_fn = std::move(node);
   return out;
@@ -177,10 +180,41 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
     if (!t->retains_grad) t->grad.reset();  // non-leaf gradients are temporary
     if (!retain_graph) {
       node->backward = nullptr;  // releases what the closure captured (activations)
+      node->saved.clear();
       node->inputs.clear();
       node->freed = true;
     }
   }
+}
+
+// ---- memory accounting ----
+
+std::vector<SavedBytes> saved_by_op(const Tensor& root) {
+  std::unordered_map<std::string, SavedBytes> by_op;
+  std::unordered_set<const Storage*> counted;
+  auto count = [&](const Tensor& t, const std::string& op) {
+    if (!t.defined() || !t.storage() || !counted.insert(t.storage().get()).second) return;
+    const size_t n = t.storage()->nbytes();
+    SavedBytes& row = by_op[op];
+    row.op = op;
+    row.bytes += n <= 64 ? 64 : (n + 63) / 64 * 64;  // as Storage allocates it
+    row.buffers += 1;
+  };
+  const std::vector<Tensor> order = topological_order(root);
+  for (const Tensor& t : order)  // leaves' buffers first, so that a saved view of one is not counted
+    if (!t.grad_fn() && t.defined() && t.storage()) counted.insert(t.storage().get());
+  for (const Tensor& t : order) {
+    Node* node = t.grad_fn().get();
+    if (!node) continue;  // a leaf: a parameter or the caller's input
+    count(t, node->op);   // its output, held by the nodes above it (or the caller, for root)
+    for (const Tensor& s : node->saved) count(s, node->op);
+  }
+  std::vector<SavedBytes> rows;
+  for (auto& [op, row] : by_op) rows.push_back(row);
+  std::sort(rows.begin(), rows.end(), [](const SavedBytes& a, const SavedBytes& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.op < b.op;
+  });
+  return rows;
 }
 
 // ---- DOT export ----

@@ -19,7 +19,11 @@ using BackwardFn = std::function<void(Tensor dout)>;
 struct Node {
   std::string op;              // "matmul", "add", ...
   std::vector<Tensor> inputs;  // the parents in the graph
-  BackwardFn backward;         // null once the graph is freed
+  // What the backward closure keeps besides the inputs (softmax's output, attention's P, a
+  // LayerNorm's statistics), listed again here because a closure's captures cannot be seen from
+  // outside: memory accounting (saved_by_op) reads them. Released with the closure.
+  std::vector<Tensor> saved;
+  BackwardFn backward;  // null once the graph is freed
   bool freed = false;
   // Releases the graph below iteratively: a chain of 100k+ ops (say, a running loss summed over
   // steps without detach()) would otherwise overflow the stack in nested destructors.
@@ -28,7 +32,9 @@ struct Node {
 
 // Finishes an op: checks the output in anomaly mode and, if grad mode is on and any input
 // requires grad, attaches a Node so backward() can reach the inputs.
-Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward);
+// `saved` lists the tensors the closure keeps besides the inputs (see Node::saved).
+Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn backward,
+              std::vector<Tensor> saved = {});
 
 // Adds g into t.grad; does nothing if t does not require grad. The first contribution becomes
 // t.grad itself when nobody else holds g, else a copy of it. Backward always accumulates: a tensor
@@ -64,6 +70,19 @@ bool all_finite(const Tensor& t);
 
 // The tensors of the graph below `root` in topological order (inputs before outputs).
 std::vector<Tensor> topological_order(const Tensor& root);
+
+// What the graph below `root` keeps alive for backward, by the op that made each buffer: the
+// output of every op that an op above it holds as an input (a linear's output held by the GELU
+// after it counts under "linear"), and what each op saved besides (Node::saved, under the op
+// itself), plus root's own buffer. Each buffer is counted once however many nodes hold it (views
+// share one buffer). Leaves are left out: parameters are counted as parameters, and the inputs
+// a caller passes in are the caller's. Sorted by bytes, largest first.
+struct SavedBytes {
+  std::string op;
+  size_t bytes = 0;     // as allocated (see TensorMemory)
+  int64_t buffers = 0;  // distinct buffers
+};
+std::vector<SavedBytes> saved_by_op(const Tensor& root);
 
 // Graphviz DOT text of the graph that produced `root`: one box per tensor (name, shape),
 // one ellipse per op. Render with `dot -Tpng graph.dot -o graph.png`. Call it before

@@ -238,7 +238,8 @@ Tensor tiled_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   out = lowp_round(out);
   const Tensor o = out.detach();  // O, for Delta = rowsum(dO * O)
   return record(
-      out, "attention_tiled", {q, k, v}, [q, k, v, ql, kl, vl, o, lse, a, mask, masks, lq, lkv](const Tensor& dout) {
+      out, "attention_tiled", {q, k, v},
+      [q, k, v, ql, kl, vl, o, lse, a, mask, masks, lq, lkv](const Tensor& dout) {
         Tensor dq = Tensor::empty(q.shape(), q.dtype());  // every element written by the kernel
         Tensor dk = Tensor::empty(k.shape(), k.dtype());
         Tensor dv = Tensor::empty(v.shape(), v.dtype());
@@ -252,7 +253,8 @@ Tensor tiled_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
         accumulate_grad(q, lowp_round(std::move(dq)));
         accumulate_grad(k, lowp_round(std::move(dk)));
         accumulate_grad(v, lowp_round(std::move(dv)));
-      });
+      },
+      {ql, kl, vl, lse});
 }
 
 // attention_packed() on the tiled kernel: keeps qkv, the output and lse (B, H, T) for backward.
@@ -285,7 +287,8 @@ Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const 
                         o.data<Tp>(), lse.data<Tp>(), g.data<Tp>(), d, d + C, d + 2 * C);
                   });
                   accumulate_grad(qkv, lowp_round(std::move(dqkv)));
-                });
+                },
+                {x, lse});
 }
 
 }  // namespace
@@ -342,20 +345,22 @@ Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, const Attent
   });
   if (weights) *weights = probs.detach();
   out = lowp_round(out);
-  return record(out, "attention", {q, k, v}, [q, k, v, probs, a, lq, lkv](const Tensor& dout) {
-    Tensor dq = Tensor::empty(q.shape(), q.dtype());
-    Tensor dk = Tensor::empty(k.shape(), k.dtype());
-    Tensor dv = Tensor::empty(v.shape(), v.dtype());
-    Tensor g = lowp_copy(dout);
-    dispatch(q.dtype(), [&](auto tag) {
-      using Tp = decltype(tag);
-      attention_backward<Tp>(a, q.data<Tp>(), lq, k.data<Tp>(), lkv, v.data<Tp>(), lkv, probs.data<Tp>(), g.data<Tp>(),
-                             lq, dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
-    });
-    accumulate_grad(q, lowp_round(std::move(dq)));
-    accumulate_grad(k, lowp_round(std::move(dk)));
-    accumulate_grad(v, lowp_round(std::move(dv)));
-  });
+  return record(out, "attention", {q, k, v},
+                [q, k, v, probs, a, lq, lkv](const Tensor& dout) {
+                  Tensor dq = Tensor::empty(q.shape(), q.dtype());
+                  Tensor dk = Tensor::empty(k.shape(), k.dtype());
+                  Tensor dv = Tensor::empty(v.shape(), v.dtype());
+                  Tensor g = lowp_copy(dout);
+                  dispatch(q.dtype(), [&](auto tag) {
+                    using Tp = decltype(tag);
+                    attention_backward<Tp>(a, q.data<Tp>(), lq, k.data<Tp>(), lkv, v.data<Tp>(), lkv, probs.data<Tp>(),
+                                           g.data<Tp>(), lq, dq.data<Tp>(), dk.data<Tp>(), dv.data<Tp>());
+                  });
+                  accumulate_grad(q, lowp_round(std::move(dq)));
+                  accumulate_grad(k, lowp_round(std::move(dk)));
+                  accumulate_grad(v, lowp_round(std::move(dv)));
+                },
+                {probs});
 }
 
 Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOptions& opt, Tensor* weights) {
@@ -380,18 +385,20 @@ Tensor attention_packed(const Tensor& qkv, int64_t n_head, const AttentionOption
   });
   if (weights) *weights = probs.detach();
   out = lowp_round(out);
-  return record(out, "attention_packed", {qkv}, [x, qkv, probs, a, lin, lout, C](const Tensor& dout) {
-    Tensor dqkv = Tensor::empty(qkv.shape(), qkv.dtype());  // every element written below
-    Tensor g = lowp_copy(dout);
-    dispatch(qkv.dtype(), [&](auto tag) {
-      using Tp = decltype(tag);
-      const Tp* base = x.data<Tp>();
-      Tp* d = dqkv.data<Tp>();
-      attention_backward<Tp>(a, base, lin, base + C, lin, base + 2 * C, lin, probs.data<Tp>(), g.data<Tp>(), lout, d,
-                             d + C, d + 2 * C);
-    });
-    accumulate_grad(qkv, lowp_round(std::move(dqkv)));
-  });
+  return record(out, "attention_packed", {qkv},
+                [x, qkv, probs, a, lin, lout, C](const Tensor& dout) {
+                  Tensor dqkv = Tensor::empty(qkv.shape(), qkv.dtype());  // every element written below
+                  Tensor g = lowp_copy(dout);
+                  dispatch(qkv.dtype(), [&](auto tag) {
+                    using Tp = decltype(tag);
+                    const Tp* base = x.data<Tp>();
+                    Tp* d = dqkv.data<Tp>();
+                    attention_backward<Tp>(a, base, lin, base + C, lin, base + 2 * C, lin, probs.data<Tp>(),
+                                           g.data<Tp>(), lout, d, d + C, d + 2 * C);
+                  });
+                  accumulate_grad(qkv, lowp_round(std::move(dqkv)));
+                },
+                {x, probs});
 }
 
 }  // namespace sf

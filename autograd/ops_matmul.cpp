@@ -426,7 +426,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                     if (!linear_backward_fused<T>(x, weight, bias, dy_rows, rows, in, out_features))
                       linear_backward<T>(x, weight, bias, xl, wl, d, rows, in, out_features);
                   });
-                });
+                },
+                {xl, wl});
 }
 
 // gelu(x W^T + b). GELU runs on each block of the product right after it (row blocks: the block
@@ -462,24 +463,26 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
                       });
     if (column_blocks) parallel_blocks(slope.numel(), gelu_block);
   });
-  return record(
-      out, "linear_gelu", {x, weight, bias}, [x, weight, bias, slope, rows, in, out_features](const Tensor& dout) {
-        dispatch(x.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          const T *g = dout.data<T>(), *p = slope.data<T>();
-          auto times = [](auto a, auto b) { return a * b; };
-          // dpre = dy * slope, a panel of rows at a time into the thread's own buffer
-          auto dpre_rows = [g, p, out_features, times](int64_t r0, int64_t r1) {
-            thread_local std::vector<T> panel;
-            panel.resize(static_cast<size_t>((r1 - r0) * out_features));
-            simd::map2(g + r0 * out_features, p + r0 * out_features, panel.data(), (r1 - r0) * out_features, times);
-            return static_cast<const T*>(panel.data());
-          };
-          if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
-          const Tensor dpre = kernels::map2(dout, slope, times);
-          linear_backward<T>(x, weight, bias, x, weight, dpre.data<T>(), rows, in, out_features);
-        });
-      });
+  return record(out, "linear_gelu", {x, weight, bias},
+                [x, weight, bias, slope, rows, in, out_features](const Tensor& dout) {
+                  dispatch(x.dtype(), [&](auto tag) {
+                    using T = decltype(tag);
+                    const T *g = dout.data<T>(), *p = slope.data<T>();
+                    auto times = [](auto a, auto b) { return a * b; };
+                    // dpre = dy * slope, a panel of rows at a time into the thread's own buffer
+                    auto dpre_rows = [g, p, out_features, times](int64_t r0, int64_t r1) {
+                      thread_local std::vector<T> panel;
+                      panel.resize(static_cast<size_t>((r1 - r0) * out_features));
+                      simd::map2(g + r0 * out_features, p + r0 * out_features, panel.data(), (r1 - r0) * out_features,
+                                 times);
+                      return static_cast<const T*>(panel.data());
+                    };
+                    if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
+                    const Tensor dpre = kernels::map2(dout, slope, times);
+                    linear_backward<T>(x, weight, bias, x, weight, dpre.data<T>(), rows, in, out_features);
+                  });
+                },
+                {slope});
 }
 
 }  // namespace sf

@@ -105,18 +105,20 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, double value) {
       if (mv[k] != 0) y[i] = static_cast<T>(value);
     });
   });
-  return record(out, "masked_fill", {a}, [a, m](const Tensor& dout) {
-    Tensor da = dout.clone();
-    dispatch(a.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* mv = m.data<T>();
-      T* d = da.data<T>();
-      for_each_masked(a, m, [&](int64_t i, int64_t k) {
-        if (mv[k] != 0) d[i] = 0;
-      });
-    });
-    accumulate_grad(a, std::move(da));
-  });
+  return record(out, "masked_fill", {a},
+                [a, m](const Tensor& dout) {
+                  Tensor da = dout.clone();
+                  dispatch(a.dtype(), [&](auto tag) {
+                    using T = decltype(tag);
+                    const T* mv = m.data<T>();
+                    T* d = da.data<T>();
+                    for_each_masked(a, m, [&](int64_t i, int64_t k) {
+                      if (mv[k] != 0) d[i] = 0;
+                    });
+                  });
+                  accumulate_grad(a, std::move(da));
+                },
+                {m});
 }
 
 // ---- dropout ----
@@ -132,9 +134,11 @@ Tensor dropout(const Tensor& a, double p, bool training, Generator& gen) {
     for (int64_t i = 0, n = a.numel(); i < n; ++i) k[i] = gen.uniform() < p ? T(0) : static_cast<T>(scale);
   });
   Tensor out = kernels::map2(a, keep, [](auto x, auto k) { return x * k; });
-  return record(out, "dropout", {a}, [a, keep](const Tensor& dout) {
-    accumulate_grad(a, kernels::map2(dout, keep, [](auto g, auto k) { return g * k; }));
-  });
+  return record(out, "dropout", {a},
+                [a, keep](const Tensor& dout) {
+                  accumulate_grad(a, kernels::map2(dout, keep, [](auto g, auto k) { return g * k; }));
+                },
+                {keep});
 }
 
 // ---- embedding ----
@@ -288,61 +292,65 @@ Tensor layer_norm(const Tensor& x, const Tensor& weight, const Tensor& bias, dou
         std::tie(st[2 * i], st[2 * i + 1]) = layer_norm_row(xv + i * C, y + i * C, C, w, b, eps);
     });
   });
-  return record(out, "layer_norm", {x, weight, bias}, [x, weight, bias, stats](const Tensor& dout) {
-    int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
-    // dx adds straight into the .grad x has gathered so far, if any (a residual stream's, from the
-    // add after it): no tensor of its own and no pass of accumulate_grad over it.
-    const Tensor so_far = grad_so_far(x);
-    const bool add_dx = so_far.defined();
-    Tensor dx = !x.requires_grad() ? Tensor() : add_dx ? so_far : Tensor::empty(x.shape(), x.dtype());
-    // dw and db add straight into the parameters' .grad when it exists
-    bool direct_w = leaf_grad(weight).defined(), direct_b = leaf_grad(bias).defined();
-    Tensor dw = !weight.defined() || !weight.requires_grad() ? Tensor()
-                : direct_w                                   ? leaf_grad(weight)
-                                                             : Tensor::zeros(weight.shape(), x.dtype());
-    Tensor db = !bias.defined() || !bias.requires_grad() ? Tensor()
-                : direct_b                               ? leaf_grad(bias)
-                                                         : Tensor::zeros(bias.shape(), x.dtype());
-    dispatch(x.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      const T* xv = x.data<T>();
-      const T* dy = dout.data<T>();
-      const T* st = stats.data<T>();
-      const T* w = weight.defined() ? weight.data<T>() : nullptr;
-      T* dwv = dw.defined() ? dw.data<T>() : nullptr;
-      T* dbv = db.defined() ? db.data<T>() : nullptr;
-      T* dxv = dx.defined() ? dx.data<T>() : nullptr;
-      // Rows go in fixed blocks of 32, split over the threads; each block sums its own dw and db,
-      // then the blocks are added in order: the same bits for any number of threads.
-      constexpr int64_t kRows = 32;
-      const int64_t blocks = (N + kRows - 1) / kRows;
-      std::vector<T> partial(static_cast<size_t>(blocks * 2 * C), T(0));  // per block: dw, db
-      parallel_for(blocks, 1, [&](int64_t blk0, int64_t blk1) {
-        // With add_dx a row of dx is written here first and then added in: rounded on its own
-        // before the sum, as accumulate_grad adds it (one expression would let the compiler fuse
-        // the last multiply and the add into one FMA, with other bits).
-        std::vector<T> row(add_dx ? static_cast<size_t>(C) : 0);
-        for (int64_t blk = blk0; blk < blk1; ++blk) {
-          T* pw = partial.data() + blk * 2 * C;
-          for (int64_t i = blk * kRows; i < std::min(N, (blk + 1) * kRows); ++i) {
-            T* dx_row = !dxv ? nullptr : add_dx ? row.data() : dxv + i * C;
-            layer_norm_row_backward(xv + i * C, dy + i * C, C, st[2 * i], st[2 * i + 1], w, pw, pw + C, dx_row);
-            if (add_dx) simd::map2(dxv + i * C, dx_row, dxv + i * C, C, [](auto a, auto b) { return a + b; });
-          }
-        }
-      });
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        const T* pw = partial.data() + blk * 2 * C;
-        for (int64_t j = 0; j < C; ++j) {
-          if (dwv) dwv[j] += pw[j];
-          if (dbv) dbv[j] += pw[C + j];
-        }
-      }
-    });
-    if (dx.defined() && !add_dx) accumulate_grad(x, std::move(dx));
-    if (dw.defined() && !direct_w) accumulate_grad(weight, std::move(dw));
-    if (db.defined() && !direct_b) accumulate_grad(bias, std::move(db));
-  });
+  return record(out, "layer_norm", {x, weight, bias},
+                [x, weight, bias, stats](const Tensor& dout) {
+                  int64_t C = x.size(-1), N = x.numel() / std::max<int64_t>(C, 1);
+                  // dx adds straight into the .grad x has gathered so far, if any (a residual stream's, from the
+                  // add after it): no tensor of its own and no pass of accumulate_grad over it.
+                  const Tensor so_far = grad_so_far(x);
+                  const bool add_dx = so_far.defined();
+                  Tensor dx = !x.requires_grad() ? Tensor() : add_dx ? so_far : Tensor::empty(x.shape(), x.dtype());
+                  // dw and db add straight into the parameters' .grad when it exists
+                  bool direct_w = leaf_grad(weight).defined(), direct_b = leaf_grad(bias).defined();
+                  Tensor dw = !weight.defined() || !weight.requires_grad() ? Tensor()
+                              : direct_w                                   ? leaf_grad(weight)
+                                                                           : Tensor::zeros(weight.shape(), x.dtype());
+                  Tensor db = !bias.defined() || !bias.requires_grad() ? Tensor()
+                              : direct_b                               ? leaf_grad(bias)
+                                                                       : Tensor::zeros(bias.shape(), x.dtype());
+                  dispatch(x.dtype(), [&](auto tag) {
+                    using T = decltype(tag);
+                    const T* xv = x.data<T>();
+                    const T* dy = dout.data<T>();
+                    const T* st = stats.data<T>();
+                    const T* w = weight.defined() ? weight.data<T>() : nullptr;
+                    T* dwv = dw.defined() ? dw.data<T>() : nullptr;
+                    T* dbv = db.defined() ? db.data<T>() : nullptr;
+                    T* dxv = dx.defined() ? dx.data<T>() : nullptr;
+                    // Rows go in fixed blocks of 32, split over the threads; each block sums its own dw and db,
+                    // then the blocks are added in order: the same bits for any number of threads.
+                    constexpr int64_t kRows = 32;
+                    const int64_t blocks = (N + kRows - 1) / kRows;
+                    std::vector<T> partial(static_cast<size_t>(blocks * 2 * C), T(0));  // per block: dw, db
+                    parallel_for(blocks, 1, [&](int64_t blk0, int64_t blk1) {
+                      // With add_dx a row of dx is written here first and then added in: rounded on its own
+                      // before the sum, as accumulate_grad adds it (one expression would let the compiler fuse
+                      // the last multiply and the add into one FMA, with other bits).
+                      std::vector<T> row(add_dx ? static_cast<size_t>(C) : 0);
+                      for (int64_t blk = blk0; blk < blk1; ++blk) {
+                        T* pw = partial.data() + blk * 2 * C;
+                        for (int64_t i = blk * kRows; i < std::min(N, (blk + 1) * kRows); ++i) {
+                          T* dx_row = !dxv ? nullptr : add_dx ? row.data() : dxv + i * C;
+                          layer_norm_row_backward(xv + i * C, dy + i * C, C, st[2 * i], st[2 * i + 1], w, pw, pw + C,
+                                                  dx_row);
+                          if (add_dx)
+                            simd::map2(dxv + i * C, dx_row, dxv + i * C, C, [](auto a, auto b) { return a + b; });
+                        }
+                      }
+                    });
+                    for (int64_t blk = 0; blk < blocks; ++blk) {
+                      const T* pw = partial.data() + blk * 2 * C;
+                      for (int64_t j = 0; j < C; ++j) {
+                        if (dwv) dwv[j] += pw[j];
+                        if (dbv) dbv[j] += pw[C + j];
+                      }
+                    }
+                  });
+                  if (dx.defined() && !add_dx) accumulate_grad(x, std::move(dx));
+                  if (dw.defined() && !direct_w) accumulate_grad(weight, std::move(dw));
+                  if (db.defined() && !direct_b) accumulate_grad(bias, std::move(db));
+                },
+                {stats});
 }
 
 }  // namespace sf

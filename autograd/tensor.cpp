@@ -1,9 +1,14 @@
 // tensor.cpp: Tensor creation, access, printing, the random generator and grad mode.
 #include "autograd/tensor.h"
 
+#include <atomic>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <iomanip>
 #include <mutex>
 #include <unordered_map>
@@ -46,7 +51,11 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* op) {
 
 // A small caching allocator: a training step allocates the same buffer sizes every time, so
 // freed buffers are kept by size and handed out again, which saves the page faults and zeroing
-// of fresh memory (like PyTorch's CPU caching). At most kCacheLimit bytes are held.
+// of fresh memory (like PyTorch's CPU caching). At most kCacheLimit bytes are held, and only as
+// much as keeps the live and the kept buffers together within the most live bytes there have
+// been (the high-water mark): the next step finds the buffers it needs, and the tensors never
+// take more memory than at their busiest moment. A freed buffer that does not fit makes room by
+// releasing kept buffers of other sizes (the newest free is the likeliest to be asked for again).
 namespace {
 #if defined(__SANITIZE_ADDRESS__)
 constexpr size_t kCacheLimit = 0;  // under ASan every buffer is really freed, so misuse is caught
@@ -54,11 +63,29 @@ constexpr size_t kCacheLimit = 0;  // under ASan every buffer is really freed, s
 constexpr size_t kCacheLimit = size_t(1) << 30;
 #endif
 constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
+constexpr size_t kNoSize = 0;       // no buffer has this size
 
 struct BufferCache {
   std::mutex mutex;
   std::unordered_map<size_t, std::vector<void*>> free;  // rounded size -> buffers
   size_t held = 0;
+#if defined(__GLIBC__)
+  // glibc serves a freed buffer of up to 32 MiB again from its heap and keeps the memory resident
+  // after free (its mmap threshold rises with every large free). Buffers from 1 MiB up are mapped
+  // and unmapped instead, so what the cache releases goes back to the system.
+  BufferCache() { mallopt(M_MMAP_THRESHOLD, 1 << 20); }
+#endif
+  // Releases kept buffers of sizes other than `keep` (kNoSize: of any size) until held <= target.
+  void release_down_to(size_t target, size_t keep) {
+    for (auto it = free.begin(); it != free.end() && held > target; ++it) {
+      if (it->first == keep) continue;
+      while (!it->second.empty() && held > target) {
+        std::free(it->second.back());
+        it->second.pop_back();
+        held -= it->first;
+      }
+    }
+  }
   ~BufferCache() {
     for (auto& [size, list] : free)
       for (void* p : list) std::free(p);
@@ -68,10 +95,32 @@ BufferCache& buffer_cache() {
   static BufferCache cache;
   return cache;
 }
+
+// Bytes of the live buffers (rounded as allocated) and the most there have been: see TensorMemory.
+// g_peak_all_time is never reset: the cache's high-water mark.
+std::atomic<size_t> g_live_bytes{0}, g_peak_bytes{0}, g_peak_all_time{0};
+void raise_to(std::atomic<size_t>& peak, size_t value) {
+  size_t seen = peak.load();
+  while (value > seen && !peak.compare_exchange_weak(seen, value)) {}
+}
+void count_allocation(size_t rounded) {
+  const size_t live = g_live_bytes.fetch_add(rounded) + rounded;
+  raise_to(g_peak_bytes, live);
+  raise_to(g_peak_all_time, live);
+}
 }  // namespace
+
+TensorMemory tensor_memory() {
+  BufferCache& cache = buffer_cache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return {g_live_bytes.load(), g_peak_bytes.load(), cache.held};
+}
+
+void reset_peak_tensor_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 
 Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
   size_t rounded = nbytes <= 64 ? 64 : (nbytes + 63) / 64 * 64;
+  count_allocation(rounded);
   if (rounded >= kSmallest) {
     BufferCache& cache = buffer_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -82,6 +131,10 @@ Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
       cache.held -= rounded;
       return;
     }
+    // A new buffer: the kept ones shrink so that live and kept stay within the high-water mark
+    // (without this, a step's first optimizer state would pile onto a full cache).
+    const size_t live = g_live_bytes.load(), high_water = g_peak_all_time.load();
+    cache.release_down_to(high_water > live ? high_water - live : 0, kNoSize);
   }
   data_ = std::aligned_alloc(64, rounded);
   if (!data_) throw std::bad_alloc();
@@ -89,13 +142,19 @@ Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
 
 Storage::~Storage() {
   size_t rounded = nbytes_ <= 64 ? 64 : (nbytes_ + 63) / 64 * 64;
+  g_live_bytes.fetch_sub(rounded);
   if (rounded >= kSmallest) {
     BufferCache& cache = buffer_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
-    if (cache.held + rounded <= kCacheLimit) {
-      cache.free[rounded].push_back(data_);
-      cache.held += rounded;
-      return;
+    const size_t live = g_live_bytes.load(), high_water = g_peak_all_time.load();
+    const size_t room = std::min(kCacheLimit, high_water > live ? high_water - live : 0);
+    if (rounded <= room) {
+      if (cache.held + rounded > room) cache.release_down_to(room - rounded, rounded);
+      if (cache.held + rounded <= room) {
+        cache.free[rounded].push_back(data_);
+        cache.held += rounded;
+        return;
+      }
     }
   }
   std::free(data_);
@@ -146,6 +205,8 @@ static thread_local bool g_grad_enabled = true;
 bool grad_enabled() { return g_grad_enabled; }
 NoGradGuard::NoGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = false; }
 NoGradGuard::~NoGradGuard() { g_grad_enabled = previous_; }
+EnableGradGuard::EnableGradGuard() : previous_(g_grad_enabled) { g_grad_enabled = true; }
+EnableGradGuard::~EnableGradGuard() { g_grad_enabled = previous_; }
 
 // ---- creation ----
 

@@ -60,6 +60,17 @@ class Generator {
   uint64_t s_[4];
 };
 
+// What the tensor buffers of this process take: `live` bytes in buffers that some tensor still
+// uses, `peak` the most live bytes since the start or reset_peak_tensor_bytes(), and `cached` the
+// bytes of freed buffers that Storage keeps to hand out again (its caching allocator). Sizes are
+// as allocated (rounded up to 64 bytes). The process's resident memory is these plus the program,
+// its libraries and BLAS's own buffers, and what malloc keeps after free.
+struct TensorMemory {
+  size_t live = 0, peak = 0, cached = 0;
+};
+TensorMemory tensor_memory();
+void reset_peak_tensor_bytes();  // peak = live from now on
+
 struct Node;
 class Tensor;
 
@@ -158,6 +169,19 @@ class NoGradGuard {
   ~NoGradGuard();
   NoGradGuard(const NoGradGuard&) = delete;
   NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// The opposite, like torch.enable_grad(): ops record again, e.g. inside a backward closure (which
+// runs under a NoGradGuard) that recomputes a checkpointed piece of the model.
+class EnableGradGuard {
+ public:
+  EnableGradGuard();
+  ~EnableGradGuard();
+  EnableGradGuard(const EnableGradGuard&) = delete;
+  EnableGradGuard& operator=(const EnableGradGuard&) = delete;
 
  private:
   bool previous_;

@@ -8,7 +8,9 @@
 //
 //   bench_gpt                      all three shapes, each in its own process (peak RSS per
 //                                  shape), plus the PyTorch reference when python3-torch exists
-//   bench_gpt --shape small        one shape; prints one JSON object
+//   bench_gpt --shape small        one shape (tiny, small, medium, gpt2); prints one JSON object
+//   bench_gpt --shapes tiny,gpt2   the table for these shapes (default tiny,small,medium; gpt2 is
+//                                  GPT-2 small's body: 10-30 s a step on 2 cores)
 //   options: --steps N --warmup-steps N --threads N --precision fp32|fp16|bf16 --no-reference
 //            --no-limit (skip the sgemm limit and its passes between the steps: for profiling one
 //            shape's steps alone)
@@ -18,6 +20,9 @@
 //            measured, then the budget toward the shape's target share: the longest step it
 //            allows, and the step's time beyond its linear products at the limit, split into the
 //            linear layers' own extra, attention and everything else, against what the target allows)
+//            --memory (with --shape: the memory breakdown of autograd/memory.h after the forward
+//            of the last warm-up step, on stderr; the JSON carries it under "memory" either way)
+//            --recompute (model.recompute: each block recomputed in backward)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
@@ -71,6 +76,7 @@
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/lowp.h"
 #include "autograd/cpu/threads.h"
+#include "autograd/memory.h"
 #include "bench/bench_common.h"
 #include "nn/gpt.h"
 #include "optim/adam.h"
@@ -88,6 +94,7 @@ static const std::map<std::string, Shape6> kShapes = {
     {"tiny", {65, 64, 2, 4, 32, 32}},
     {"small", {65, 128, 4, 4, 128, 16}},
     {"medium", {65, 384, 6, 6, 256, 8}},
+    {"gpt2", {65, 768, 12, 12, 1024, 1}},  // GPT-2 small's body (124M with its 50257-token vocabulary)
 };
 
 // (wall seconds, machine busy CPU-seconds from /proc/stat, this process's CPU-seconds)
@@ -365,7 +372,9 @@ static json breakdown(const std::string& name, int steps, Step&& step) {
 
 // Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
 static const std::map<std::string, std::pair<double, double>> kTargets = {
-    {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}};
+    {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}, {"gpt2", {0.95, 1.25}}};
+// Issue 56's memory targets at GPT-2 size: our peak RSS over PyTorch's, without and with recomputation.
+constexpr double kMemoryTarget = 0.7, kRecomputeMemoryTarget = 0.5;
 
 // With both the limit and the breakdown measured: the longest step the shape's share target
 // allows, and where the step's time beyond its linear products at the limit goes. The FLOPs are
@@ -411,7 +420,7 @@ static json budget(const std::string& name, double step_ms, double step_flops, d
 }
 
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
-                    bool measure_limit, bool with_breakdown) {
+                    bool measure_limit, bool with_breakdown, bool print_memory, bool recompute) {
   GPTConfig c;
   c.vocab_size = s.vocab;
   c.block_size = s.T;
@@ -420,6 +429,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   c.n_embd = s.d;
   c.activation = Activation::gelu_tanh;
   c.seed = 1337;
+  c.recompute = recompute;
   GPT model(c);
   model.train();
   auto params = model.named_parameters();
@@ -445,12 +455,14 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
     ys.push_back(std::move(y));
   }
 
-  auto train_step = [&](int i) {  // one step on batch i; returns the loss
+  // One step on batch i; returns the loss. With `memory`, the breakdown between forward and backward.
+  auto train_step = [&](int i, MemoryReport* memory = nullptr) {
     opt.zero_grad();
     Tensor loss;
     {
       AutocastGuard autocast(precision);
       loss = model.loss(xs[static_cast<size_t>(i)], ys[static_cast<size_t>(i)]);
+      if (memory) *memory = memory_report(loss, params, opt.state_dict().tensors);
       loss.backward();
     }
     clip_grad_norm(params, 1.0);
@@ -467,6 +479,8 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   Operands pass_ops;
   std::vector<double> times, pass_gflops;
   double peak_rss_mb = 0;
+  MemoryReport memory;  // of the last warm-up step (the first when there is none)
+  size_t step_peak_tensors = 0;
   CpuSnapshot snap0{};
   double last_loss = 0;
   for (int step = 0; step < total_steps; ++step) {
@@ -487,9 +501,12 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       AutocastGuard autocast(precision);
       model.loss(xs[static_cast<size_t>(step)], ys[static_cast<size_t>(step)]).backward();
     }
+    const bool report_memory = step == std::max(warm - 1, 0);
+    if (report_memory) reset_peak_tensor_bytes();
     auto t0 = std::chrono::steady_clock::now();
-    Tensor loss = train_step(step);
+    Tensor loss = train_step(step, report_memory ? &memory : nullptr);
     auto t1 = std::chrono::steady_clock::now();
+    if (report_memory) step_peak_tensors = tensor_memory().peak;
     last_loss = loss.item();
     if (step >= warm) times.push_back(std::chrono::duration<double>(t1 - t0).count());
   }
@@ -504,6 +521,23 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   json peak = measure_limit ? sgemm_limit(products, s, num_threads())
                             : json{{"limit_gflops", 0.0}, {"cold_gflops", 0.0}, {"products", json::array()}};
   const double peak_gflops = peak["limit_gflops"].get<double>();
+  if (print_memory) {
+    std::fprintf(stderr, "memory of a %s step, after forward (step %d):\n%s  %-34s %9.1f MiB\n", name.c_str(),
+                 std::max(warm - 1, 0) + 1, format_memory_report(memory).c_str(), "most live tensors in that step",
+                 static_cast<double>(step_peak_tensors) / (1 << 20));
+    std::fflush(stderr);
+  }
+  auto in_mb = [](size_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
+  json saved = json::object();
+  for (const SavedBytes& row : memory.saved) saved[row.op] = in_mb(row.bytes);
+  const json memory_json = {{"parameters_mb", in_mb(memory.parameters)},
+                            {"gradients_mb", in_mb(memory.gradients)},
+                            {"optimizer_state_mb", in_mb(memory.optimizer_state)},
+                            {"saved_mb", in_mb(memory.saved_total)},
+                            {"saved_by_op_mb", saved},
+                            {"other_tensors_mb", in_mb(memory.other_tensors)},
+                            {"cached_mb", in_mb(memory.tensors.cached)},
+                            {"step_peak_tensors_mb", in_mb(step_peak_tensors)}};
   // After the timed steps and the limit: the timing costs a little per call and must not touch them.
   json where = with_breakdown ? breakdown(name, steps, [&](int i) { train_step(warm + i); }) : json();
   const double attention_flops = static_cast<double>(attention_flops_per_token) * tokens;
@@ -513,6 +547,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       {"label", name},
       {"framework", "scratchformer"},
       {"precision", precision_name(precision)},
+      {"recompute", recompute},
       {"threads", num_threads()},
       {"config", {{"vocab", s.vocab}, {"d", s.d}, {"layers", s.layers}, {"heads", s.heads}, {"T", s.T}, {"B", s.B}}},
       {"timed_steps", n},
@@ -530,6 +565,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
       {"sgemm_cold_gflops", peak["cold_gflops"]},
       {"sgemm_products", peak["products"]},
       {"peak_rss_mb", peak_rss_mb},
+      {"memory", memory_json},
       {"foreign_cpu_cores", foreign},
       {"final_loss", last_loss},
       {"breakdown", where},
@@ -553,11 +589,15 @@ static std::string join(const std::vector<double>& v) {
   return out.empty() ? "-" : out;
 }
 
+// Timed steps per shape when --steps is not given: a GPT-2-size step takes seconds.
+static int default_steps(const std::string& shape) { return shape == "gpt2" ? 3 : shape == "medium" ? 20 : 50; }
+
 int main(int argc, char** argv) {
   sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
-  bool with_reference = true, measure_limit = true, with_breakdown = false;
+  bool with_reference = true, measure_limit = true, with_breakdown = false, print_memory = false, recompute = false;
+  std::vector<std::string> shapes = {"tiny", "small", "medium"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -587,7 +627,19 @@ int main(int argc, char** argv) {
     else if (a == "--no-reference") with_reference = false;
     else if (a == "--no-limit") measure_limit = false;
     else if (a == "--breakdown") with_breakdown = true;
-    else {
+    else if (a == "--memory") print_memory = true;
+    else if (a == "--recompute") recompute = true;
+    else if (a == "--shapes") {
+      shapes.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) {
+        if (!kShapes.count(item)) {
+          std::cerr << "error: --shapes: unknown shape '" << item << "' (tiny, small, medium, gpt2)\n";
+          return 2;
+        }
+        shapes.push_back(item);
+      }
+    } else {
       std::cerr << "error: unknown option '" << a << "' (see the header of bench/bench_gpt.cpp)\n";
       return 2;
     }
@@ -603,11 +655,13 @@ int main(int argc, char** argv) {
   if (!shape.empty()) {  // one shape in this process
     auto it = kShapes.find(shape);
     if (it == kShapes.end()) {
-      std::cerr << "error: --shape must be tiny, small or medium, got '" << shape << "'\n";
+      std::cerr << "error: --shape must be tiny, small, medium or gpt2, got '" << shape << "'\n";
       return 2;
     }
-    int n = steps > 0 ? steps : (shape == "medium" ? 20 : 50);
-    std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit, with_breakdown).dump()
+    const int n = steps > 0 ? steps : default_steps(shape);
+    std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit, with_breakdown,
+                         print_memory, recompute)
+                     .dump()
               << std::endl;
     return 0;
   }
@@ -628,21 +682,24 @@ int main(int argc, char** argv) {
   std::printf("%-7s %-6s %10s %10s %8s %8s %7s %6s %7s %7s %7s %7s %7s %8s  %s\n", "shape", "prec", "ours ms",
               "torch ms", "ratio", "GFLOP/s", "limit", "share", "peak", "of peak", "cold", "of cold", "RSS MB",
               "torchRSS", "targets: share (of peak), ratio");
-  for (const char* name : {"tiny", "small", "medium"}) {
+  for (const std::string& name : shapes) {
     const Shape6& s = kShapes.at(name);
+    // GPT-2 size: 2 warm-up steps (the second is the first with gradients and AdamW's state in
+    // place before forward, so the peak RSS is the steady one), unless told otherwise.
+    const int shape_warmup = name == "gpt2" && warmup == 5 ? 2 : warmup;
     std::string self = "/proc/self/exe";
     char exe[4096];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len > 0) self.assign(exe, static_cast<size_t>(len));
-    std::string args = " --shape " + std::string(name) + " --threads " + std::to_string(threads) + " --precision " +
-                       precision + " --warmup-steps " + std::to_string(warmup) +
-                       (steps > 0 ? " --steps " + std::to_string(steps) : "");
+    std::string args = " --shape " + name + " --threads " + std::to_string(threads) + " --precision " + precision +
+                       " --warmup-steps " + std::to_string(shape_warmup) +
+                       (steps > 0 ? " --steps " + std::to_string(steps) : "") + (recompute ? " --recompute" : "");
     std::string ref_cmd;
     if (have_torch) {
       std::ostringstream cmd;
       cmd << "OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 '" << reference << "' --vocab " << s.vocab << " --d " << s.d
           << " --layers " << s.layers << " --heads " << s.heads << " --T " << s.T << " --B " << s.B << " --threads "
-          << threads << " --warmup-steps " << warmup << (std::string(name) == "medium" ? " --steps 20" : "")
+          << threads << " --warmup-steps " << shape_warmup << " --steps " << (steps > 0 ? steps : default_steps(name))
           << " 2>/dev/null";
       ref_cmd = cmd.str();
     }
@@ -680,8 +737,16 @@ int main(int argc, char** argv) {
     char ratio_text[16];
     std::snprintf(ratio_text, sizeof ratio_text, " %.2fx", ratio_target);
     if (t > 0) verdict += ratio_text;
+    if (name == "gpt2" && !ref_rss.empty() && !rss.empty()) {  // the memory target too
+      const double memory_ratio = max_of(rss) / max_of(ref_rss);
+      const double memory_target = recompute ? kRecomputeMemoryTarget : kMemoryTarget;
+      char memory_text[96];
+      std::snprintf(memory_text, sizeof memory_text, ", RSS %.2fx torch's %s (<= %.1fx%s)", memory_ratio,
+                    memory_ratio <= memory_target ? "met" : "MISSED", memory_target, recompute ? ", recompute" : "");
+      verdict += memory_text;
+    }
     std::printf("%-7s %-6s %10.2f %10.2f %7.2fx %8.1f %7.1f %5.0f%% %7.1f %6.0f%% %7.1f %6.0f%% %7.0f %8.0f  %s\n",
-                name, precision.c_str(), o, t, ratio, achieved, limit, 100 * share, peak, 100 * of_peak, cold,
+                name.c_str(), precision.c_str(), o, t, ratio, achieved, limit, 100 * share, peak, 100 * of_peak, cold,
                 100 * of_cold, max_of(rss), max_of(ref_rss), verdict.c_str());
     if (rounds > 1 && !ours_ms.empty())
       std::printf("        rounds: ours %s ms, torch %s ms\n", join(ours_ms).c_str(), join(ref_ms).c_str());

@@ -1,7 +1,8 @@
 // Lesson 20: what attention costs. The score matrix has T x T entries per head, so attention's
 // time and memory grow with T^2 while the linear layers' grow with T. The lesson counts both,
 // measures sf::attention's forward + backward against the block's linear layers at the default
-// model's width, and finds where attention takes over. Text: attention_cost.md.
+// model's width, and finds where attention takes over; then what recomputing each block in
+// backward saves, and what it costs. Text: attention_cost.md.
 //
 // Legend: T time (sequence length), C channels, H heads, D head size (C / H).
 #include <cmath>
@@ -10,11 +11,13 @@
 #include <sstream>
 
 #include "autograd/ops.h"
+#include "autograd/memory.h"
 #include "autograd/ops_attention.h"
 #include "lessons/common/cost_common.h"
 #include "lessons/lesson.h"
 #include "lessons/attention_cost.h"
 #include "lessons/common/pictures.h"
+#include "nn/gpt.h"
 
 namespace sf::lessons {
 
@@ -77,6 +80,57 @@ const Measured& measured(const AttentionCostOptions& o) {
   key << o.n_embd << " " << o.n_head << " " << o.work_per_length << " " << o.max_repeats;
   auto it = done.find(key.str());
   return it != done.end() ? it->second : done[key.str()] = measure(o);
+}
+
+// [excerpt: recompute]
+// What a GPT's forward leaves in the graph for backward, in bytes (autograd/memory.h), with each
+// block's activations kept or recomputed in backward (model.recompute, autograd/checkpoint.h).
+double saved_for_backward(GPTConfig c, bool recompute, const IntTensor& x, const IntTensor& y) {
+  c.recompute = recompute;
+  GPT model(c);
+  Tensor loss = model.loss(x, y);
+  double bytes = 0;
+  for (const SavedBytes& row : saved_by_op(loss)) bytes += static_cast<double>(row.bytes);
+  return bytes;
+}
+// [/excerpt]
+
+// Step 5: one GPT of the default width at T = 1024, its blocks' activations kept or recomputed.
+void recomputation(std::ostream& out, const AttentionCostOptions& o, AttentionCostResult& r) {
+  heading(out, 5, "Keeping less: recompute each block in backward", "少存一些：在反向中重算每个块");
+  GPTConfig c;
+  c.vocab_size = 65;
+  c.block_size = 1024;
+  c.n_layer = 4;
+  c.n_head = o.n_head;
+  c.n_embd = o.n_embd;
+  c.attention = AttentionKernel::stored;
+  const int64_t T = c.block_size;
+  Generator gen(23);
+  IntTensor x({1, T}, std::vector<int32_t>(static_cast<size_t>(T))), y = x;
+  for (int64_t i = 0; i < T; ++i) {
+    x[i] = static_cast<int32_t>(gen.randint(c.vocab_size));
+    y[i] = static_cast<int32_t>(gen.randint(c.vocab_size));
+  }
+  r.saved_bytes = saved_for_backward(c, false, x, y);
+  r.saved_bytes_recompute = saved_for_backward(c, true, x, y);
+  // Multiply-adds: the step is forward + backward, about 3 forwards; recomputation adds one more
+  // forward of the blocks (not of the LM head).
+  const double Td = static_cast<double>(T), C = static_cast<double>(c.n_embd);
+  const double blocks = static_cast<double>(c.n_layer) * (linear_macs(Td, C) + attention_macs(Td, C));
+  const double forward = blocks + Td * C * static_cast<double>(c.vocab_size);
+  r.recompute_extra_work = blocks / (3 * forward);
+  out << tr(out, "a GPT of this width, ", "这个宽度的 GPT，") << c.n_layer
+      << tr(out, " layers, one sequence of T = ", " 层，一条 T = ") << T
+      << tr(out, " tokens; kept for backward after the forward:\n", " 的序列；前向之后为反向保存的：\n");
+  out << tr(out, "  every activation (the default):   ", "  保存全部激活（默认）：     ") << fmt_bytes(r.saved_bytes)
+      << "\n";
+  out << tr(out, "  only each block's input:          ", "  只保存每个块的输入：       ")
+      << fmt_bytes(r.saved_bytes_recompute) << tr(out, "  (", "（前者是它的 ")
+      << fmt(r.saved_bytes / r.saved_bytes_recompute, 1) << tr(out, "x less)\n", " 倍）\n");
+  out << tr(out, "the price: one more forward of the blocks, +", "代价：块的前向再算一次，多 ")
+      << fmt(100 * r.recompute_extra_work, 1)
+      << tr(out, "% multiply-adds on a step of forward + backward\n", "% 的乘加（相对一步前向 + 反向）\n");
 }
 
 }  // namespace
@@ -177,6 +231,7 @@ AttentionCostResult run_lesson_attention_cost(std::ostream& out, const Attention
       out, "19_time.png",
       curves_plot("forward + backward of one layer, C = " + std::to_string(o.n_embd) + ", measured", "T", "ms", Ts,
                   {{"causal attention (sf::attention)", r.attention_ms}, {"linear layers", r.linear_ms}}, true, true));
+  recomputation(out, o, r);
   return r;
 }
 

@@ -24,6 +24,10 @@ struct AttentionCostResult {
   std::vector<double> p_bytes, linear_bytes;    // kept for backward, per T
   std::vector<double> attention_ms, linear_ms;  // measured forward + backward, per T
   int64_t measured_crossover = 0;               // first T where attention took longer (0: none)
+  // Step 5, one GPT step at the default width: bytes the graph keeps for backward without and
+  // with activation recomputation, and the multiply-adds recomputation adds to the step.
+  double saved_bytes = 0, saved_bytes_recompute = 0;
+  double recompute_extra_work = 0;  // extra multiply-adds / the step's (forward + backward)
 };
 // A slow lesson (it measures for about a minute), once per process for given options.
 AttentionCostResult run_lesson_attention_cost(std::ostream& out, const AttentionCostOptions& options);

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
+#include "autograd/checkpoint.h"
 #include "autograd/errors.h"
 #include "nn/init.h"
 #include "nn/sampling.h"
@@ -24,6 +26,10 @@ void GPTConfig::validate() const {
   require(block_size > 0, "block_size must be positive, got " + std::to_string(block_size));
   require(n_layer > 0, "n_layer must be positive, got " + std::to_string(n_layer));
   block_config_of(*this, n_embd, "n_embd");  // the settings every block shares
+  std::ostringstream p;
+  p << dropout;
+  require(!recompute || dropout == 0.0,
+          "recompute needs dropout 0 (recomputing a block would draw new dropout masks), got dropout " + p.str());
 }
 
 static const GPTConfig& validated(const GPTConfig& c) {
@@ -90,8 +96,15 @@ Tensor GPT::forward(const IntTensor& idx) {
   Tensor x = embed(idx, 0);  // (B, T, C)
   AttentionMask mask;
   mask.causal = true;
-  for (size_t i = 0; i < h.size(); ++i) x = h[i].forward(x, mask);  // (B, T, C)
-  return head(x);                                                   // (B, T, V)
+  for (size_t i = 0; i < h.size(); ++i) {
+    if (!config_.recompute) {
+      x = h[i].forward(x, mask);  // (B, T, C)
+      continue;
+    }
+    auto block = [this, i, mask](const Tensor& in) { return h[i].forward(in, mask); };
+    x = checkpoint(block, x, h[i].parameters());  // (B, T, C), only x kept for backward
+  }
+  return head(x);  // (B, T, V)
 }
 
 Tensor GPT::forward(const IntTensor& idx, GPTCache& cache) {

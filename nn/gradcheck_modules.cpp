@@ -294,6 +294,15 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     return check(
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
+  add("nn.gpt", "GPT pre-LN learned, recomputed blocks (activation recomputation)", [] {
+    GPTConfig c = tiny_gpt(P::learned, N::pre);
+    c.recompute = true;
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 37);
+    Tensor r = constant({2, 4, 11}, 38);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+  });
   add("nn.gpt", "GPT pre-LN, scaled embeddings, tied head", [] {
     GPTConfig c = tiny_gpt(P::sinusoidal, N::pre);
     c.scale_embeddings = true;

@@ -41,6 +41,7 @@ struct ModelConfig {
   int64_t window = 0;
   std::string attention = "auto";
   int64_t n_kv_head = 0;
+  bool recompute = false;
 
   template <class F>
   void fields(F&& f) {
@@ -68,6 +69,8 @@ struct ModelConfig {
       "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (tiled for rows of T x S >= 4096 x 4096, stored below: the rule measured in bench/README.md)");
     f("n_kv_head", n_kv_head,
       "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
+    f("recompute", recompute,
+      "gpt: activation recomputation: keep only each block's input in forward and recompute the block in backward (less memory, about a third more compute); needs dropout 0");
   }
   // The rules of this section's values (config.cpp); each error names its key:
   // ConfigError "model.n_head: ..., got X". The same form for every section below.

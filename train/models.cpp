@@ -41,10 +41,12 @@ GPTConfig gpt_config_of(const Config& c, int64_t vocab_size) {
   g.n_layer = c.model.n_layer;
   g.n_embd = c.model.n_embd;
   g.scale_embeddings = c.model.scale_embeddings;
+  g.recompute = c.model.recompute;
   return g;
 }
 
 TransformerConfig transformer_config_of(const Config& c, int64_t vocab_size) {
+  require(!c.model.recompute, "recompute is for \"gpt\" models only; the \"transformer\" has no recomputation");
   TransformerConfig t;
   set_shared_fields(c, t);
   t.src_vocab_size = t.tgt_vocab_size = vocab_size;

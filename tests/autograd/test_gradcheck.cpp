@@ -14,8 +14,8 @@
 
 using namespace sf;
 
-static const char* const kGroups[] = {"elementwise", "broadcast", "repeated input", "reduce", "shape",
-                                      "matmul",      "nn",        "attention"};
+static const char* const kGroups[] = {"elementwise", "broadcast", "repeated input", "reduce",    "shape",
+                                      "matmul",      "nn",        "attention",      "checkpoint"};
 
 static void run_group(const std::string& group) {
   int ran = 0;
@@ -40,6 +40,7 @@ TEST_CASE("gradcheck shape") { run_group("shape"); }
 TEST_CASE("gradcheck matmul") { run_group("matmul"); }
 TEST_CASE("gradcheck nn") { run_group("nn"); }
 TEST_CASE("gradcheck attention") { run_group("attention"); }
+TEST_CASE("gradcheck checkpoint") { run_group("checkpoint"); }
 
 TEST_CASE("every registry case belongs to a tested group and has a unique name") {
   std::set<std::string> groups(std::begin(kGroups), std::end(kGroups)), names;

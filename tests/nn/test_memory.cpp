@@ -1,0 +1,131 @@
+// Memory accounting (autograd/memory.h) and activation recomputation (autograd/checkpoint.h) on
+// small GPTs: the breakdown accounts for every byte a forward adds, and a recomputed model gives
+// the same loss and gradients while keeping far less for backward.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "autograd/checkpoint.h"
+#include "autograd/memory.h"
+#include "autograd/ops.h"
+#include "nn/gpt.h"
+
+using namespace sf;
+
+static GPTConfig memory_gpt(AttentionKernel kernel = AttentionKernel::stored) {
+  GPTConfig c;
+  c.vocab_size = 17;
+  c.block_size = 32;
+  c.n_layer = 3;
+  c.n_head = 2;
+  c.n_embd = 32;
+  c.attention = kernel;
+  c.seed = 5;
+  return c;
+}
+
+static IntTensor tokens(int64_t B, int64_t T, int64_t V, uint64_t seed) {
+  Generator gen(seed);
+  IntTensor t({B, T}, std::vector<int32_t>(static_cast<size_t>(B * T)));
+  for (int64_t i = 0; i < B * T; ++i) t[i] = static_cast<int32_t>(gen.randint(V));
+  return t;
+}
+
+TEST_CASE("saved_by_op accounts for every byte a forward keeps, by the op that made it") {
+  for (AttentionKernel kernel : {AttentionKernel::stored, AttentionKernel::tiled}) {
+    INFO("attention " << attention_kernel_name(kernel));
+    GPT model(memory_gpt(kernel));
+    const IntTensor x = tokens(2, 32, 17, 1), y = tokens(2, 32, 17, 2);
+    const size_t before = tensor_memory().live;
+    Tensor loss = model.loss(x, y);
+    const size_t after = tensor_memory().live;
+    const std::vector<SavedBytes> saved = saved_by_op(loss);
+    size_t total = 0;
+    for (const SavedBytes& row : saved) total += row.bytes;
+    CHECK(total == after - before);  // nothing the forward keeps is left out, nothing counted twice
+    // Attention's kept probabilities: 3 layers x (B 2, H 2, T 32, S 32) floats under "stored".
+    size_t attention = 0;
+    for (const SavedBytes& row : saved)
+      if (row.op.rfind("attention", 0) == 0) attention = row.bytes;
+    const size_t probs = 3 * 2 * 2 * 32 * 32 * sizeof(float), outputs = 3 * 2 * 32 * 32 * sizeof(float);
+    if (kernel == AttentionKernel::stored) CHECK(attention > probs);
+    else CHECK(attention < outputs + probs / 4);  // outputs and one log-sum-exp per row
+    loss.backward();
+    CHECK(saved_by_op(loss).size() == 1);  // backward freed the graph: only the loss itself is left
+  }
+}
+
+TEST_CASE("memory_report splits the live tensors into parameters, gradients, state and saved") {
+  GPT model(memory_gpt());
+  const IntTensor x = tokens(2, 32, 17, 3), y = tokens(2, 32, 17, 4);
+  model.loss(x, y).backward();  // every parameter now has its .grad
+  const NamedTensors params = model.named_parameters();
+  Tensor loss = model.loss(x, y);
+  const MemoryReport r = memory_report(loss, params, {});
+  const size_t param_bytes = static_cast<size_t>(model.num_parameters()) * sizeof(float);
+  CHECK(r.parameters >= param_bytes);
+  CHECK(r.parameters < param_bytes + 64 * params.size());  // one block, rounded
+  CHECK(r.gradients == r.parameters);                      // flattened: the gradients are one block too
+  CHECK(r.saved_total > 0);
+  CHECK(r.parameters + r.gradients + r.saved_total + r.other_tensors == r.tensors.live);
+  const std::string text = format_memory_report(r);
+  CHECK(text.find("saved for backward") != std::string::npos);
+  CHECK(text.find("attention_packed") != std::string::npos);
+}
+
+TEST_CASE("recomputed blocks give the same loss and gradients and keep only the block inputs") {
+  const IntTensor x = tokens(2, 32, 17, 5), y = tokens(2, 32, 17, 6);
+  GPTConfig plain = memory_gpt();
+  GPTConfig recomputed = plain;
+  recomputed.recompute = true;
+  GPT a(plain), b(recomputed);
+  Tensor loss_a = a.loss(x, y), loss_b = b.loss(x, y);
+  CHECK(loss_a.item() == loss_b.item());
+  size_t kept_a = 0, kept_b = 0;
+  for (const SavedBytes& row : saved_by_op(loss_a)) kept_a += row.bytes;
+  for (const SavedBytes& row : saved_by_op(loss_b)) kept_b += row.bytes;
+  CHECK(kept_b * 4 < kept_a);  // the blocks' insides are gone
+  loss_a.backward();
+  loss_b.backward();
+  const NamedTensors pa = a.named_parameters(), pb = b.named_parameters();
+  REQUIRE(pa.size() == pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) {
+    INFO(pa[i].first);
+    const std::vector<double> ga = pa[i].second.grad().to_vector(), gb = pb[i].second.grad().to_vector();
+    CHECK(ga == gb);  // the same computation run twice: the same bits
+  }
+}
+
+TEST_CASE("recompute with dropout is refused in one line") {
+  GPTConfig c = memory_gpt();
+  c.recompute = true;
+  c.dropout = 0.1;
+  CHECK_THROWS_WITH_AS(GPT{c},
+                       "model: recompute needs dropout 0 (recomputing a block would draw new dropout masks), "
+                       "got dropout 0.1",
+                       ConfigError);
+}
+
+TEST_CASE("checkpoint without grad mode is the plain call") {
+  Tensor w = Tensor::ones({2, 2}).requires_grad_();
+  Tensor x = Tensor::ones({1, 2});
+  NoGradGuard no_grad;
+  Tensor y = checkpoint([w](const Tensor& in) { return matmul(in, w); }, x, {w});
+  CHECK_FALSE(y.requires_grad());
+  CHECK(y.to_vector() == std::vector<double>{2, 2});
+}
+
+TEST_CASE("the buffer cache keeps live and kept buffers within the most there has been live") {
+  // Nothing in this process resets the peak, so TensorMemory::peak is the high-water mark.
+  {
+    Tensor a = Tensor::empty({int64_t(4) << 20}), b = Tensor::empty({int64_t(4) << 20});  // 16 MiB each
+  }
+  TensorMemory m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
+  Tensor c = Tensor::empty({int64_t(8) << 20});  // 32 MiB: a size not kept, a new high-water mark
+  m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
+  Tensor d = Tensor::empty({int64_t(3) << 20});  // 12 MiB: a kept 16 MiB buffer is released for it
+  m = tensor_memory();
+  CHECK(m.live + m.cached <= m.peak);
+}
