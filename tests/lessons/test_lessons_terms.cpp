@@ -104,7 +104,7 @@ struct Line {
 std::vector<Line> markdown_lines(const fs::path& file) {
   std::vector<Line> out;
   std::string text = read_text_file(file.string());
-  bool in_fence = false;
+  bool in_fence = false, in_math = false;
   size_t pos = 0;
   for (int number = 1; pos < text.size(); ++number) {
     size_t end = text.find('\n', pos);
@@ -117,7 +117,14 @@ std::vector<Line> markdown_lines(const fs::path& file) {
       out.push_back({where, "", Kind::block});
       continue;
     }
-    out.push_back({where, line, in_fence ? Kind::block : Kind::prose});
+    // A display formula ($$ on a line of its own, as in a list item "   $$") is a block like code.
+    std::string trimmed = line.substr(std::min(line.find_first_not_of(' '), line.size()));
+    if (!in_fence && trimmed == "$$") {
+      in_math = !in_math;
+      out.push_back({where, "", Kind::block});
+      continue;
+    }
+    out.push_back({where, line, in_fence || in_math ? Kind::block : Kind::prose});
   }
   return out;
 }
