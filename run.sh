@@ -4,8 +4,8 @@
 #   ./run.sh test     install what is missing, build (normal + ASan/UBSan), run every test, then
 #                     a short fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
-#                     the list; ./run.sh exercise hint N [tier] for a hint; capstone: train a
-#                     GPT with your pieces)
+#                     the list; ./run.sh exercise hint N [tier] for a hint; show N [--lang zh]:
+#                     the task; capstone: train a GPT with your pieces)
 #   ./run.sh course   build the course site (every lesson in English and Chinese, the attention
 #                     explorer) into build/course/; open build/course/index.html
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
@@ -64,7 +64,7 @@ if [[ "${1:-}" == "exercise" ]]; then
   if [[ $# -eq 0 || "$1" == "list" ]]; then
     exec build/scratchformer exercise list
   fi
-  if [[ "$1" == "hint" || "$1" == "capstone" ]]; then
+  if [[ "$1" == "hint" || "$1" == "show" || "$1" == "capstone" ]]; then
     exec build/scratchformer exercise "$@"
   fi
   exec build/scratchformer exercise check "$@"

@@ -131,6 +131,10 @@ TEST_CASE("scratchformer exercise show N prints the task, in English or in Chine
   CHECK(zh.out.find("PE[t, 2i]     = sin(p / 10000^(2i / C))") != std::string::npos);
   CHECK(zh.out.find("```") == std::string::npos);
 
+  // The list, where a learner starts, says where the task is.
+  auto list = run_cli({"exercise", "list", "--lang", "zh"});
+  CHECK(list.out.find("练习 N 的中文说明：scratchformer exercise show N --lang zh") != std::string::npos);
+
   auto bad = run_cli({"exercise", "show", "99"});
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.rfind("error: exercise '99': no such exercise", 0) == 0);
