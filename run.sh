@@ -5,8 +5,8 @@
 #                     the ARM64 build under emulation (scripts/check_aarch64.sh), then a short
 #                     fuzzing pass over every reader (scripts/ci_fuzz.sh)
 #   ./run.sh exercise N  rebuild what changed in exercises/ and check exercise N (or all; no N:
-#                     the list; ./run.sh exercise hint N [tier] for a hint; capstone: train a
-#                     GPT with your pieces)
+#                     the list; ./run.sh exercise hint N [tier] for a hint; show N [--lang zh]:
+#                     the task; capstone: train a GPT with your pieces)
 #   ./run.sh course   build the course site (every lesson in English and Chinese, the attention
 #                     explorer) into build/course/; open build/course/index.html
 # Any other arguments are passed to the scratchformer CLI: ./run.sh sample runs/default
@@ -70,7 +70,7 @@ if [[ "${1:-}" == "exercise" ]]; then
   if [[ $# -eq 0 || "$1" == "list" ]]; then
     exec build/scratchformer exercise list
   fi
-  if [[ "$1" == "hint" || "$1" == "capstone" ]]; then
+  if [[ "$1" == "hint" || "$1" == "show" || "$1" == "capstone" ]]; then
     exec build/scratchformer exercise "$@"
   fi
   exec build/scratchformer exercise check "$@"

@@ -1,7 +1,8 @@
 // cmd_exercise.cpp: `scratchformer exercise list` shows the exercises, their lessons and whether
 // the learner's copy passes; `scratchformer exercise check N` (or `check all`) runs the checks of
 // the learner's exercises/NN_name.cpp against the framework's own ops (exercises/check/);
-// `scratchformer exercise hint N [tier]` prints its hints up to that tier;
+// `scratchformer exercise hint N [tier]` prints its hints up to that tier; `scratchformer exercise
+// show N` prints its task (the stub's header comment, or in Chinese exercises/zh/NN_name.md);
 // `scratchformer exercise capstone` trains a GPT on Tiny Shakespeare with the learner's pieces.
 // Everything prints in English or, with `--lang zh` (or SF_LANG=zh), in Chinese.
 // The exit code is 0 when every checked exercise passes, 1 otherwise, 2 for a bad number.
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -51,6 +53,28 @@ static std::string lesson_label(const std::string& name) {
   return l ? "lesson " + std::to_string(l->number) + " " + name : "lesson " + name;
 }
 
+// `exercise show N`: the task of exercise N as its stub's header comment states it, without the
+// comment marks, or in Chinese as exercises/zh/NN_name.md states it, without the markdown fences.
+// The Chinese file is the same text for the Chinese reader (tests/exercises/test_exercise_tasks.cpp
+// keeps the two naming the same code and shapes).
+static void print_task(const std::string& which, std::ostream& out) {
+  const exercise::Exercise& e = exercise::find_exercise(which);
+  const bool zh = exercise::chinese();
+  const std::string file = zh ? "zh/" + e.file + ".md" : e.file + ".cpp";
+  std::ifstream in(std::filesystem::path(SF_EXERCISES_DIR) / file);
+  if (!in) throw ConfigError("exercise show: cannot read exercises/" + file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (zh) {
+      if (line.rfind("```", 0) != 0) out << line << "\n";
+      continue;
+    }
+    if (line.rfind("//", 0) != 0) break;                            // the header ends where the code starts
+    if (line.find("exercises/zh/") != std::string::npos) continue;  // the pointer to the Chinese text
+    out << line.substr(line.rfind("// ", 0) == 0 ? 3 : 2) << "\n";
+  }
+}
+
 // When the learner's code crashes (a wild index, a null pointer), the checks' lines so far are on
 // the screen already; this adds which check was running and the likely cause, then lets the
 // signal end the program as it would have (exit code 139 for SIGSEGV). Writes a prepared buffer
@@ -71,8 +95,8 @@ static void report_crashes() {
 void add_exercise_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("exercise",
                                  "write the pieces yourself (exercises/NN_name.cpp) and check them: "
-                                 "exercise list | exercise check N | exercise check all | exercise hint N [tier] | "
-                                 "exercise capstone");
+                                 "exercise list | exercise show N | exercise check N | exercise check all | "
+                                 "exercise hint N [tier] | exercise capstone");
   cmd->require_subcommand(0, 1);
   auto lang = std::make_shared<std::string>();
   cmd->add_option("--lang", *lang, "the language of everything it prints: en or zh (default: SF_LANG, else en)");
@@ -83,6 +107,10 @@ void add_exercise_command(CLI::App& app) {
     exercise::set_chinese(l == lessons::Lang::zh);
   };
   auto* list = cmd->add_subcommand("list", "each exercise, its lesson, and whether your copy passes");
+  auto* show =
+      cmd->add_subcommand("show", "the task of exercise N: shapes, contract, idea (in Chinese with --lang zh)");
+  auto show_which = std::make_shared<std::string>();
+  show->add_option("which", *show_which, "an exercise number")->required();
   auto* check = cmd->add_subcommand("check", "check one exercise (its number) or all of them");
   auto which = std::make_shared<std::string>();
   check->add_option("which", *which, "an exercise number (1, 2, ...) or all")->required();
@@ -105,7 +133,7 @@ void add_exercise_command(CLI::App& app) {
           "POSITIVE"));
 
   // `exercise check 5 --lang zh`: the subcommands pass --lang up to `exercise`.
-  for (CLI::App* sub : {list, check, hint, capstone}) sub->fallthrough();
+  for (CLI::App* sub : {list, show, check, hint, capstone}) sub->fallthrough();
   capstone->callback([capstone_options, set_language] {
     set_language();
     check_built_after_edits("all");
@@ -115,6 +143,10 @@ void add_exercise_command(CLI::App& app) {
   list->callback([set_language] {
     set_language();
     exercise::print_list(std::cout, lesson_label, exercise::chinese());
+  });
+  show->callback([show_which, set_language] {
+    set_language();
+    print_task(*show_which, std::cout);
   });
   hint->callback([hint_which, tier, set_language] {
     set_language();

@@ -245,8 +245,8 @@ class Site:
 """
 
     def exercises_markdown(self, lang, lesson, up):
-        """The lesson's exercises: the task (the stub's comment), each hint folded, the stub, and
-        the command that checks it."""
+        """The lesson's exercises: the task (the stub's comment; on a Chinese page its Chinese text,
+        exercises/zh/NN_name.md), each hint folded, the stub, and the command that checks it."""
         w = WORDS[lang]
         if not lesson["exercises"]:
             return ""
@@ -268,15 +268,25 @@ class Site:
                 elif (current is not None and line.startswith("  ") and line.strip()
                       and not re.match(r"^\s*[A-Za-z][\w ]*:\s", line)):  # not the next "field:"
                     current.append(line.strip())
-                elif re.match(r"^\s*Check it:", line):
+                elif re.match(r"^\s*Check it:", line) or "exercises/zh/" in line:  # or the pointer to the Chinese
                     current = None
                 else:
                     current = None
                     task.append(line)
             number = e["number"]
             title = e["title_zh"] if lang == "zh" else e["title"]
-            md += ["### %s %d: %s" % (w["exercise"], number, title), "",
-                   comment[0] if comment else "", "", "```text", "\n".join(task).strip("\n"), "```", ""]
+            md += ["### %s %d: %s" % (w["exercise"], number, title), ""]
+            zh_task = os.path.join(ROOT, "exercises", "zh", e["file"] + ".md")
+            if lang == "zh" and os.path.isfile(zh_task):
+                # The task in Chinese (exercises/zh/NN_name.md, the same text as the stub's comment):
+                # its heading line as the lead, its body as Markdown, without the closing "检查："
+                # line (the page's own check block follows).
+                zh_lines = open(zh_task, encoding="utf-8").read().strip("\n").split("\n")
+                lead = zh_lines.pop(0)[2:] if zh_lines and zh_lines[0].startswith("# ") else ""
+                body = [l for l in zh_lines if not l.startswith("检查：")]
+                md += [lead, "", "\n".join(body).strip("\n"), ""]
+            else:
+                md += [comment[0] if comment else "", "", "```text", "\n".join(task).strip("\n"), "```", ""]
             for i, (label, body) in enumerate(hints):
                 summary = w["hint"] + (" %d" % (i + 1) if len(hints) > 1 else "")
                 md += ["<details><summary>" + summary + "</summary>", "", "```text", "\n".join(body), "```", "",

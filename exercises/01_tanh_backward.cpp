@@ -11,6 +11,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 1 (1 the idea), then
 // hint 1 2 (the formula) and hint 1 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 1   (or ./run.sh exercise 1)
+// 中文说明：exercises/zh/01_tanh_backward.md（或 scratchformer exercise show 1 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

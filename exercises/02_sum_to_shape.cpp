@@ -12,6 +12,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 2 (1 the idea), then
 // hint 2 2 (the formula) and hint 2 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 2   (or ./run.sh exercise 2)
+// 中文说明：exercises/zh/02_sum_to_shape.md（或 scratchformer exercise show 2 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

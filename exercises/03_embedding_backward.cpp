@@ -12,6 +12,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 3 (1 the idea), then
 // hint 3 2 (the formula) and hint 3 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 3   (or ./run.sh exercise 3)
+// 中文说明：exercises/zh/03_embedding_backward.md（或 scratchformer exercise show 3 --lang zh）
 #include "exercises/exercise.h"
 
 namespace sf::exercise {

@@ -11,6 +11,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 4 (1 the idea), then
 // hint 4 2 (the formula) and hint 4 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 4   (or ./run.sh exercise 4)
+// 中文说明：exercises/zh/04_sinusoidal_positions.md（或 scratchformer exercise show 4 --lang zh）
 #include <cmath>
 
 #include "exercises/exercise.h"

@@ -9,6 +9,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 5 (1 the idea), then
 // hint 5 2 (the formula) and hint 5 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 5   (or ./run.sh exercise 5)
+// 中文说明：exercises/zh/05_softmax_forward.md（或 scratchformer exercise show 5 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

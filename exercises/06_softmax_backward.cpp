@@ -11,6 +11,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 6 (1 the idea), then
 // hint 6 2 (the formula) and hint 6 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 6   (or ./run.sh exercise 6)
+// 中文说明：exercises/zh/06_softmax_backward.md（或 scratchformer exercise show 6 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

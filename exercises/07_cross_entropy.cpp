@@ -15,6 +15,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 7 (1 the idea), then
 // hint 7 2 (the formula) and hint 7 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 7   (or ./run.sh exercise 7)
+// 中文说明：exercises/zh/07_cross_entropy.md（或 scratchformer exercise show 7 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

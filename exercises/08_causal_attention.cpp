@@ -12,6 +12,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 8 (1 the idea), then
 // hint 8 2 (the formula) and hint 8 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 8   (or ./run.sh exercise 8)
+// 中文说明：exercises/zh/08_causal_attention.md（或 scratchformer exercise show 8 --lang zh）
 #include <cmath>
 #include <limits>
 

@@ -15,6 +15,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 9 (1 the idea), then
 // hint 9 2 (the formula) and hint 9 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 9   (or ./run.sh exercise 9)
+// 中文说明：exercises/zh/09_online_softmax.md（或 scratchformer exercise show 9 --lang zh）
 #include <algorithm>
 #include <cmath>
 #include <limits>

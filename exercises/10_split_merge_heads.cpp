@@ -10,6 +10,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 10 (1 the idea), then
 // hint 10 2 (the formula) and hint 10 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 10   (or ./run.sh exercise 10)
+// 中文说明：exercises/zh/10_split_merge_heads.md（或 scratchformer exercise show 10 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -13,6 +13,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 11 (1 the idea), then
 // hint 11 2 (the formula) and hint 11 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 11   (or ./run.sh exercise 11)
+// 中文说明：exercises/zh/11_layer_norm_forward.md（或 scratchformer exercise show 11 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -12,6 +12,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 12 (1 the idea), then
 // hint 12 2 (the formula) and hint 12 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 12   (or ./run.sh exercise 12)
+// 中文说明：exercises/zh/12_layer_norm_backward.md（或 scratchformer exercise show 12 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -10,6 +10,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 13 (1 the idea), then
 // hint 13 2 (the formula) and hint 13 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 13   (or ./run.sh exercise 13)
+// 中文说明：exercises/zh/13_gelu.md（或 scratchformer exercise show 13 --lang zh）
 #include <cmath>
 #include <numbers>
 

@@ -14,6 +14,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 14 (1 the idea), then
 // hint 14 2 (the formula) and hint 14 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 14   (or ./run.sh exercise 14)
+// 中文说明：exercises/zh/14_kv_cache_append.md（或 scratchformer exercise show 14 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

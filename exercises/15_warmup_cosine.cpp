@@ -11,6 +11,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 15 (1 the idea), then
 // hint 15 2 (the formula) and hint 15 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 15   (or ./run.sh exercise 15)
+// 中文说明：exercises/zh/15_warmup_cosine.md（或 scratchformer exercise show 15 --lang zh）
 #include <algorithm>
 #include <cmath>
 #include <numbers>

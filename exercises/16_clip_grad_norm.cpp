@@ -12,6 +12,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 16 (1 the idea), then
 // hint 16 2 (the formula) and hint 16 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 16   (or ./run.sh exercise 16)
+// 中文说明：exercises/zh/16_clip_grad_norm.md（或 scratchformer exercise show 16 --lang zh）
 #include <cmath>
 
 #include "exercises/exercise.h"

@@ -17,6 +17,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 17 (1 the idea), then
 // hint 17 2 (the formula) and hint 17 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 17   (or ./run.sh exercise 17)
+// 中文说明：exercises/zh/17_adamw_step.md（或 scratchformer exercise show 17 --lang zh）
 #include <cmath>
 
 #include "exercises/exercise.h"

@@ -17,6 +17,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 18 (1 the idea), then
 // hint 18 2 (the formula) and hint 18 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 18   (or ./run.sh exercise 18)
+// 中文说明：exercises/zh/18_loss_scaling.md（或 scratchformer exercise show 18 --lang zh）
 #include <cmath>
 
 #include "exercises/exercise.h"

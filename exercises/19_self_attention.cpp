@@ -19,6 +19,7 @@
 //             the code-level hint).
 //
 // Check it: scratchformer exercise check 19   (or ./run.sh exercise 19)
+// 中文说明：exercises/zh/19_self_attention.md（或 scratchformer exercise show 19 --lang zh）
 #include <cmath>
 #include <limits>
 

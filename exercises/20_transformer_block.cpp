@@ -13,6 +13,7 @@
 //   idea:     each sublayer adds f(LayerNorm(x)) to x. Stuck? `scratchformer exercise hint 20`.
 //
 // Check it: scratchformer exercise check 20   (or ./run.sh exercise 20)
+// 中文说明：exercises/zh/20_transformer_block.md（或 scratchformer exercise show 20 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -18,6 +18,7 @@
 //             `scratchformer exercise hint 21`.
 //
 // Check it: scratchformer exercise check 21   (or ./run.sh exercise 21)
+// 中文说明：exercises/zh/21_gpt_forward.md（或 scratchformer exercise show 21 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -18,6 +18,7 @@
 //             read a tensor's values and write them back. Stuck? `scratchformer exercise hint 22`.
 //
 // Check it: scratchformer exercise check 22   (or ./run.sh exercise 22)
+// 中文说明：exercises/zh/22_train_step.md（或 scratchformer exercise show 22 --lang zh）
 #include "exercises/exercise.h"
 
 namespace sf::exercise {

@@ -22,6 +22,7 @@
 //         exercise hint 23`.
 //
 // Check it: scratchformer exercise check 23   (or ./run.sh exercise 23)
+// 中文说明：exercises/zh/23_generate.md（或 scratchformer exercise show 23 --lang zh）
 #include <algorithm>
 #include <cmath>
 #include <numeric>

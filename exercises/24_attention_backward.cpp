@@ -14,6 +14,7 @@
 // Derive it on paper first. Stuck? scratchformer exercise hint 24 (1 the idea), then
 // hint 24 2 (the formula) and hint 24 3 (the code); a failing check also gives a hint.
 // Check it: scratchformer exercise check 24   (or ./run.sh exercise 24)
+// 中文说明：exercises/zh/24_attention_backward.md（或 scratchformer exercise show 24 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

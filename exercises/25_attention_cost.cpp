@@ -14,6 +14,7 @@
 //
 // Stuck? scratchformer exercise hint 25 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 25   (or ./run.sh exercise 25)
+// 中文说明：exercises/zh/25_attention_cost.md（或 scratchformer exercise show 25 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -10,6 +10,7 @@
 //
 // Stuck? scratchformer exercise hint 26 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 26   (or ./run.sh exercise 26)
+// 中文说明：exercises/zh/26_softmax_entropy.md（或 scratchformer exercise show 26 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -13,6 +13,7 @@
 //
 // Stuck? scratchformer exercise hint 27 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 27   (or ./run.sh exercise 27)
+// 中文说明：exercises/zh/27_partial_rows.md（或 scratchformer exercise show 27 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

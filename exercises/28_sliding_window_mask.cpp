@@ -11,6 +11,7 @@
 //
 // Stuck? scratchformer exercise hint 28 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 28   (or ./run.sh exercise 28)
+// 中文说明：exercises/zh/28_sliding_window_mask.md（或 scratchformer exercise show 28 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

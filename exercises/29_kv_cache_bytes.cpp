@@ -11,6 +11,7 @@
 //
 // Stuck? scratchformer exercise hint 29 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 29   (or ./run.sh exercise 29)
+// 中文说明：exercises/zh/29_kv_cache_bytes.md（或 scratchformer exercise show 29 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

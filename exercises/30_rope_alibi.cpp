@@ -15,6 +15,7 @@
 //
 // Stuck? scratchformer exercise hint 30 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 30   (or ./run.sh exercise 30)
+// 中文说明：exercises/zh/30_rope_alibi.md（或 scratchformer exercise show 30 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -14,6 +14,7 @@
 //
 // Stuck? scratchformer exercise hint 31 (1 the idea, 2 the formula, 3 the code).
 // Check it: scratchformer exercise check 31   (or ./run.sh exercise 31)
+// 中文说明：exercises/zh/31_grad_accumulation.md（或 scratchformer exercise show 31 --lang zh）
 #include "autograd/ops.h"
 #include "exercises/exercise.h"
 

@@ -276,6 +276,8 @@ void print_list(std::ostream& out, const LessonLabel& lesson_label, bool zh) {
         << status << "\n";
   }
   out << done << tr(out, " of ", " / ") << all_exercises().size() << tr(out, " done. ", " 已完成。")
+      << tr(out, "The task of exercise N: scratchformer exercise show N.\n",
+            "练习 N 的中文说明：scratchformer exercise show N --lang zh。\n")
       << tr(out,
             "Edit exercises/NN_name.cpp, then: scratchformer exercise check N (or ./run.sh exercise N);\n"
             "stuck? scratchformer exercise hint N (tier 1 the idea, 2 the formula, 3 the code)\n",

@@ -157,6 +157,8 @@ std::vector<fs::path> chinese_markdown_files() {
   std::vector<fs::path> files{fs::path(SF_SOURCE_DIR) / "README.zh.md"};
   for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "lessons" / "zh"))
     if (e.path().extension() == ".md" && e.path().filename() != "glossary.md") files.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "exercises" / "zh"))  // the exercises' tasks
+    if (e.path().extension() == ".md") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
