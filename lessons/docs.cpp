@@ -350,7 +350,14 @@ struct Piece {
 static std::vector<Piece> pieces(const std::string& text, const std::vector<WidthRule>& rules) {
   std::vector<Piece> out;
   auto add = [&](const std::string& s, double tolerance) {
-    for (const Token& t : tokenize(s)) out.push_back(Piece{t, t.number ? tolerance : -1});
+    std::vector<Token> tokens = tokenize(s);
+    for (size_t k = 0; k < tokens.size(); ++k) {
+      // A signed difference's "+" belongs to its number, which may print "-" on another build.
+      if (tolerance >= 0 && !tokens[k].number && k + 1 < tokens.size() && !tokens[k].text.empty() &&
+          tokens[k].text.back() == '+')
+        tokens[k].text.pop_back();
+      out.push_back(Piece{tokens[k], tokens[k].number ? tolerance : -1});
+    }
   };
   std::string plain;  // lines no rule covers, compared as usual
   size_t pos = 0;

@@ -121,6 +121,11 @@ TEST_CASE("across vector widths, a ruled number may move by its tolerance and no
                                          rules, m));
   CHECK(!same_printed_text_across_widths(text, "== 7. Stage ==\nparameters: 59712\nval loss: 1.970 (1.97, 1.97)\n",
                                          rules, m));
+  // a signed difference may change its sign within the tolerance
+  auto change = parse_width_rules("\"change\" \u00b10.04");
+  CHECK(same_printed_text_across_widths("change: +0.01 -0.02\n", "change: -0.01 +0.01\n", change, m));
+  CHECK(!same_printed_text_across_widths("change: +0.01 -0.02\n", "change: -0.04 +0.01\n", change, m));
+  CHECK(!same_printed_text_across_widths("plus +0.01\n", "plus -0.01\n", change, m));  // no rule: the sign is a word
   // +N covers the N lines after the start line, and no more
   auto table = parse_width_rules("\"head\" \u00b10.005 +2");
   const std::string t2 = "head score\n0 0.100\n1 0.200\n2 0.300\n";
