@@ -398,7 +398,11 @@ static std::vector<Piece> pieces(const std::string& text, const std::vector<Widt
       pos += len;
       ++n;
     }
-    sample.whole = n == rule->sample_chars && pos < text.size() && text[pos] == '\n';
+    // A sample whose last character is a line break and that ends its step has lost the line
+    // break printed after it: a step's trailing blank lines are dropped (output_sections).
+    sample.whole = n == rule->sample_chars && ((pos < text.size() && text[pos] == '\n') ||
+                                               (pos == text.size() && sample.token.text.back() == '\n'));
+    if (pos < text.size() && text[pos] == '\n') ++pos;  // the line break ends the sample
     out.push_back(sample);
   }
   add(plain, -1);

@@ -146,6 +146,9 @@ TEST_CASE("across vector widths, a sample is checked for its form: length, chara
   CHECK(!same_printed_text_across_widths(text, "sample:\nc\nbbaa\n", rules, m));          // the line after is missing
   CHECK(!same_printed_text_across_widths(text, "sampled:\nc\nbbaa\nend 1\n", rules, m));  // no sample there
   CHECK(!same_printed_text_across_widths(text, "sample:\nc\nbb", rules, m));              // cut short
+  // at the end of a step, a sample ending in a line break has lost the one printed after it
+  CHECK(same_printed_text_across_widths("sample:\nab c\nA\n", "sample:\nc\nbba\n", rules, m));
+  CHECK(!same_printed_text_across_widths("sample:\nab c\nA\n", "sample:\nc\nbbab", rules, m));
   // the numbers-only comparison of two languages: each side finds its sample by its own rule
   auto zh = parse_width_rules("\"样本：\" sample 6");
   CHECK(same_printed_numbers_across_widths("样本：\nab c\nA\n结束 1\n", zh, "sample:\nc3bbaa\nend 1\n", rules,
