@@ -25,12 +25,45 @@ std::map<std::string, std::string> extract_excerpts(const std::string& cpp_sourc
 // "all" -> the whole output; "N" -> step N with its heading line.
 std::map<std::string, std::string> output_sections(const std::string& output);
 
-struct DocBlock {
-  std::string kind;  // "excerpt" or "output"
-  std::string key;   // the excerpt name or the step number
-  std::string text;  // the block's current content (without the fences)
-  int line = 0;      // 1-based line of the <!-- ... --> marker
+// What may print differently on a build whose float vectors are wider or narrower than those of
+// the build that made a text (its kernels then add floats in another order). Written after the
+// step of an output tag, each rule after a `|`:
+//   <!-- output: 7 | "val loss:" ±0.02 | "sample (seed 1337):" sample 200 -->
+// - `"START" ±T`: the numbers of the line that starts with START (leading spaces aside) may
+//   differ by up to T; `"START" ±T +N` covers that line and the N lines after it.
+// - `"START" sample N`: the line that starts with START is followed by a sample of N characters
+//   (and a line break), checked for its form only: N characters, each one of the text's
+//   `<!-- sample characters: "..." -->`.
+// On a build of the text's own width (`<!-- vector width: W -->` in the text) the rules are not
+// used: every number within 1.5 units of its last digit, every word and sample exactly.
+struct WidthRule {
+  std::string line_start;
+  double tolerance = 0;  // a number rule: the largest difference allowed
+  int more_lines = 0;    // a number rule: the lines after the START line that it covers
+  int sample_chars = 0;  // > 0: a sample rule
 };
+// The rules of a tag's text after its key (`"val loss:" ±0.02 | ...`); throws sf::Error naming
+// what is wrong.
+std::vector<WidthRule> parse_width_rules(const std::string& spec);
+
+struct DocBlock {
+  std::string kind;              // "excerpt" or "output"
+  std::string key;               // the excerpt name or the step number
+  std::string text;              // the block's current content (without the fences)
+  int line = 0;                  // 1-based line of the <!-- ... --> marker
+  std::vector<WidthRule> rules;  // an output block's width rules (above)
+};
+
+// The floats in one vector of this build's kernels: 16 with AVX-512, 8 with AVX2, 4 with NEON.
+int build_vector_width();
+// A text's `<!-- vector width: W -->` (0 when it has none) and the characters its samples may
+// hold, from `<!-- sample characters: "..." -->`: listed one by one, `\n` a line break, `a-z` a
+// range (a `-` first or last is itself). Throws sf::Error on a malformed line.
+struct TextMachine {
+  int vector_width = 0;
+  std::vector<std::string> sample_characters;  // one UTF-8 character each
+};
+TextMachine text_machine(const std::string& markdown);
 // Every tagged block of a markdown text, in order.
 std::vector<DocBlock> tagged_blocks(const std::string& markdown);
 // The ```cpp blocks of a markdown text that are NOT tagged as excerpts (1-based line numbers):
@@ -49,6 +82,20 @@ bool same_printed_text(const std::string& a, const std::string& b);
 // True when two texts print the same numbers in the same order, each to its last printed digit
 // as above, whatever the words around them (an English and a Chinese run of one lesson).
 bool same_printed_numbers(const std::string& a, const std::string& b);
+// The same two comparisons on a build of another vector width than the text's: the numbers its
+// rules name within their tolerances, the samples by their form (the rules' samples in both), the
+// rest as above. `text` is a block, `printed` a run's step; for the numbers-only comparison each
+// side has its own rules (the two languages' lines start differently), and they must give every
+// number the same tolerance.
+bool same_printed_text_across_widths(const std::string& text, const std::string& printed,
+                                     const std::vector<WidthRule>& rules, const TextMachine& machine);
+bool same_printed_numbers_across_widths(const std::string& text, const std::vector<WidthRule>& text_rules,
+                                        const std::string& printed, const std::vector<WidthRule>& printed_rules,
+                                        const TextMachine& machine);
+// Whether two blocks' rules cover the same numbers with the same tolerances and the same samples
+// (an English and a Chinese block of one step).
+bool same_width_rules(const std::string& a, const std::vector<WidthRule>& a_rules, const std::string& b,
+                      const std::vector<WidthRule>& b_rules);
 
 // The paths of a lesson's two texts under the repository root `root`.
 std::string text_path(const std::string& root, const Lesson& lesson, Lang lang);

@@ -124,7 +124,10 @@ std::vector<Line> markdown_lines(const fs::path& file) {
       out.push_back({where, "", Kind::block});
       continue;
     }
-    out.push_back({where, line, in_fence || in_math ? Kind::block : Kind::prose});
+    // A line that is one HTML comment (a block's tag and its width rules) is markup the reader
+    // does not see, like a fenced block.
+    bool comment = line.rfind("<!--", 0) == 0 && line.size() >= 7 && line.compare(line.size() - 3, 3, "-->") == 0;
+    out.push_back({where, line, in_fence || in_math || comment ? Kind::block : Kind::prose});
   }
   return out;
 }
