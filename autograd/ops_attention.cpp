@@ -293,15 +293,6 @@ Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const 
 
 }  // namespace
 
-const char* attention_kernel_name(AttentionKernel kernel) {
-  switch (kernel) {
-    case AttentionKernel::stored: return "stored";
-    case AttentionKernel::tiled: return "tiled";
-    case AttentionKernel::automatic: return "auto";
-  }
-  return "?";
-}
-
 AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key) {
   for (AttentionKernel k : {AttentionKernel::stored, AttentionKernel::tiled, AttentionKernel::automatic})
     if (name == attention_kernel_name(k)) return k;

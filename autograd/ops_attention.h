@@ -47,7 +47,14 @@ enum class AttentionKernel {
   automatic,  // attention_kernel_for(T, S, D): whichever was measured faster for the shape
 };
 // "stored" / "tiled" / "auto"
-const char* attention_kernel_name(AttentionKernel kernel);
+constexpr const char* attention_kernel_name(AttentionKernel kernel) {
+  switch (kernel) {
+    case AttentionKernel::stored: return "stored";
+    case AttentionKernel::tiled: return "tiled";
+    case AttentionKernel::automatic: return "auto";
+  }
+  return "?";
+}
 // The inverse of attention_kernel_name; anything else throws ConfigError naming `key` and the
 // valid names.
 AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key = "attention");

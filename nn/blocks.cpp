@@ -44,9 +44,6 @@ void validate(const BlockConfig& c, const char* width) {
   require(c.rope_base > 0, "rope_base must be positive");
 }
 
-static constexpr std::array<Named<NormPlacement>, 2> kNorms = {
-    {{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
-
 NormPlacement parse_norm(const std::string& name) { return parse_named(kNorms, name, "norm"); }
 const char* norm_name(NormPlacement norm) { return name_of(kNorms, norm); }
 std::vector<std::string> norm_names() { return names_of(kNorms); }

@@ -10,9 +10,6 @@
 
 namespace sf {
 
-static constexpr std::array<Named<InitScheme>, 2> kInits = {
-    {{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
-
 InitScheme parse_init(const std::string& name) { return parse_named(kInits, name, "init"); }
 const char* init_name(InitScheme scheme) { return name_of(kInits, scheme); }
 std::vector<std::string> init_names() { return names_of(kInits); }

@@ -8,15 +8,19 @@
 //
 // 1-D parameters named "...weight" are LayerNorm gains (set to 1); "...bias" are set to 0.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include "autograd/torch_generator.h"
 #include "nn/module.h"
+#include "nn/names.h"
 
 namespace sf {
 
 enum class InitScheme { gpt2, xavier };
+inline constexpr std::array<Named<InitScheme>, 2> kInits = {
+    {{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
 // "gpt2" | "xavier" (init_names()); anything else is a ConfigError listing them.
 InitScheme parse_init(const std::string& name);
 const char* init_name(InitScheme scheme);

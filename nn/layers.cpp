@@ -93,9 +93,6 @@ std::string LayerNorm::extra_repr() const {
 }
 
 // ---- activations ----
-static constexpr std::array<Named<Activation>, 3> kActivations = {
-    {{"gelu", Activation::gelu}, {"gelu_tanh", Activation::gelu_tanh}, {"relu", Activation::relu}}};
-
 Activation parse_activation(const std::string& name) { return parse_named(kActivations, name, "activation"); }
 const char* activation_name(Activation a) { return name_of(kActivations, a); }
 std::vector<std::string> activation_names() { return names_of(kActivations); }

@@ -5,12 +5,14 @@
 //
 // Legend: B batch, T time, C channels (d_model), F hidden size of the FeedForward, V vocab.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include "autograd/int_tensor.h"
 #include "autograd/ops.h"
 #include "nn/module.h"
+#include "nn/names.h"
 
 namespace sf {
 
@@ -68,6 +70,8 @@ class LayerNorm : public Module {
 
 // The nonlinearity inside a FeedForward: GELU exact (x Phi(x), nn.GELU()), GELU tanh form, ReLU.
 enum class Activation { gelu, gelu_tanh, relu };
+inline constexpr std::array<Named<Activation>, 3> kActivations = {
+    {{"gelu", Activation::gelu}, {"gelu_tanh", Activation::gelu_tanh}, {"relu", Activation::relu}}};
 // "gelu" | "gelu_tanh" | "relu" (activation_names()); anything else is a ConfigError listing them.
 Activation parse_activation(const std::string& name);
 const char* activation_name(Activation a);

@@ -12,12 +12,6 @@
 
 namespace sf {
 
-static constexpr std::array<Named<PosEncoding>, 5> kPosEncodings = {{{"learned", PosEncoding::learned},
-                                                                     {"sinusoidal", PosEncoding::sinusoidal},
-                                                                     {"rope", PosEncoding::rope},
-                                                                     {"alibi", PosEncoding::alibi},
-                                                                     {"none", PosEncoding::none}}};
-
 PosEncoding parse_pos_encoding(const std::string& name) { return parse_named(kPosEncodings, name, "pos_encoding"); }
 const char* pos_encoding_name(PosEncoding p) { return name_of(kPosEncodings, p); }
 std::vector<std::string> pos_encoding_names() { return names_of(kPosEncodings); }

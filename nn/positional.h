@@ -10,14 +10,21 @@
 //
 // Legend: B batch, T time (queries), S keys, C channels, H heads, D head size.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
 #include "autograd/tensor.h"
+#include "nn/names.h"
 
 namespace sf {
 
 enum class PosEncoding { none, sinusoidal, learned, rope, alibi };
+inline constexpr std::array<Named<PosEncoding>, 5> kPosEncodings = {{{"learned", PosEncoding::learned},
+                                                                     {"sinusoidal", PosEncoding::sinusoidal},
+                                                                     {"rope", PosEncoding::rope},
+                                                                     {"alibi", PosEncoding::alibi},
+                                                                     {"none", PosEncoding::none}}};
 // Parses the names of pos_encoding_names() (names.h); anything else is a ConfigError listing them.
 PosEncoding parse_pos_encoding(const std::string& name);
 const char* pos_encoding_name(PosEncoding p);

@@ -107,7 +107,7 @@ namespace {
 // One variant of the base config: a norm placement, a depth, a seed (initial weights and batches).
 Config variant(const Config& base, NormPlacement norm, int64_t layers, int64_t seed) {
   Config c = base;
-  c.model.norm = norm_name(norm);  // the config holds the option's name, as a JSON file would
+  c.model.norm = norm;
   c.model.n_layer = layers;
   c.model.dropout = 0.0;
   c.train.seed = seed;
@@ -771,7 +771,8 @@ class Study {
       return os.str();
     };
     f.layers = str(L), f.n_embd = str(m.n_embd), f.n_head = str(m.n_head), f.block_size = str(m.block_size);
-    f.activation = m.activation, f.pos_encoding = m.pos_encoding, f.init = m.init;
+    f.activation = option_name(m.activation), f.pos_encoding = option_name(m.pos_encoding);
+    f.init = option_name(m.init);
     f.scale_embeddings = m.scale_embeddings, f.tie_weights = m.tie_weights;
     f.dataset = option_name(base.data.dataset);
     if (!base.data.path.empty()) f.data_file = fs::path(base.data.path).filename().string();

@@ -229,12 +229,6 @@ void apply_override(json& j, const std::string& assignment) {
 [[noreturn]] static void fail(const std::string& key, const std::string& what, const std::string& value) {
   throw ConfigError(key + ": " + what + ", got " + value);
 }
-static void one_of(const std::string& key, const std::string& value, const std::vector<std::string>& choices) {
-  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return;
-  std::string guess = closest_match(value, choices);
-  throw ConfigError(key + ": must be one of " + join_quoted(choices) + ", got " + json_quoted(value) +
-                    (guess.empty() ? "" : " (did you mean " + json_quoted(guess) + "?)"));
-}
 static void positive(const std::string& key, double v) {
   if (!(v > 0) || !std::isfinite(v)) fail(key, "must be > 0", fmt_num(v));
 }
@@ -277,18 +271,13 @@ void ModelConfig::validate() const {
   positive("model.n_layer", m.n_layer);
   // The heads' rules are nn's (n_head, n_kv_head, RoPE's even head size), named as JSON keys.
   const std::string broken_heads =
-      head_rule_error(m.n_embd, m.n_head, m.n_kv_head, m.pos_encoding == "rope", "n_embd", "model.");
+      head_rule_error(m.n_embd, m.n_head, m.n_kv_head, m.pos_encoding == PosEncoding::rope, "n_embd", "model.");
   if (!broken_heads.empty()) throw ConfigError(broken_heads);
   positive("model.block_size", m.block_size);
   non_negative("model.n_decoder_layer", m.n_decoder_layer);
   non_negative("model.d_ff", m.d_ff);
   in_unit("model.dropout", m.dropout);
-  one_of("model.activation", m.activation, activation_names());  // nn's names; models.cpp parses them
-  one_of("model.pos_encoding", m.pos_encoding, pos_encoding_names());
-  one_of("model.norm", m.norm, norm_names());
-  one_of("model.init", m.init, init_names());
   non_negative("model.window", m.window);
-  parse_attention_kernel(m.attention, "model.attention");  // the kernel names live in autograd/ops_attention.h
 }
 
 void DataConfig::validate(const Config& c, bool check_files) const {
@@ -387,7 +376,7 @@ void TrainConfig::validate(const Config& c) const {
   at_most("train.eval_iters", t.eval_iters, 1'000'000);
   positive("train.log_interval", t.log_interval);
   non_negative("train.seed", t.seed);
-  if (t.rng == RngKind::torch && (c.model.type != ModelType::gpt || c.model.init != "gpt2"))
+  if (t.rng == RngKind::torch && (c.model.type != ModelType::gpt || c.model.init != InitScheme::gpt2))
     fail("train.rng", "\"torch\" reproduces nanoGPT's draws: it needs model.type \"gpt\" with model.init \"gpt2\"",
          "\"torch\"");
   if (t.threads < 0 || t.threads > 1024) fail("train.threads", "must be 0 (all cores) to 1024", fmt_num(t.threads));

@@ -32,14 +32,14 @@ struct ModelConfig {
   int64_t d_ff = 0;
   double dropout = 0.0;
   bool bias = true;
-  std::string activation = "gelu";
-  std::string pos_encoding = "learned";
-  std::string norm = "pre";
+  Activation activation = Activation::gelu;
+  PosEncoding pos_encoding = PosEncoding::learned;
+  NormPlacement norm = NormPlacement::pre;
   bool tie_weights = true;
   bool scale_embeddings = false;
-  std::string init = "gpt2";
+  InitScheme init = InitScheme::gpt2;
   int64_t window = 0;
-  std::string attention = "auto";
+  AttentionKernel attention = AttentionKernel::automatic;
   int64_t n_kv_head = 0;
   bool recompute = false;
 

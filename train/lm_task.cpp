@@ -38,7 +38,6 @@ std::string ModelSizeEstimate::describe() const {
 
 ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const ModelConfig& m = c.model;
-  const ModelOptions o = model_options(m);
   const double C = static_cast<double>(m.n_embd), F = static_cast<double>(m.d_ff ? m.d_ff : 4 * m.n_embd);
   const double P = static_cast<double>(m.block_size), b = m.bias ? 1.0 : 0.0;
   const double ln = C + b * C;
@@ -46,8 +45,8 @@ ModelSizeEstimate estimate_model_size(const Config& c, int64_t V) {
   const double mlp = F * C + b * F + C * F + b * C;
   const double encoder_block = 2 * ln + attn + mlp;
   const double decoder_block = 3 * ln + 2 * attn + mlp;  // + cross-attention
-  const double pos = o.pos_encoding == PosEncoding::learned ? P * C : 0.0;
-  const double final_ln = o.norm == NormPlacement::pre ? ln : 0.0;
+  const double pos = m.pos_encoding == PosEncoding::learned ? P * C : 0.0;
+  const double final_ln = m.norm == NormPlacement::pre ? ln : 0.0;
   double n = 0, acts = 0;
   const double B = static_cast<double>(c.train.batch_size), H = static_cast<double>(m.n_head);
   const double T = static_cast<double>(c.data.block_size ? c.data.block_size : m.block_size);

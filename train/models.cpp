@@ -1,34 +1,23 @@
-// models.cpp: config -> model configs, the one place where the options' names become enums.
+// models.cpp: config -> model configs.
 #include "train/models.h"
 
 namespace sf {
-
-ModelOptions model_options(const ModelConfig& m) {
-  ModelOptions o;
-  o.pos_encoding = parse_pos_encoding(m.pos_encoding);
-  o.norm = parse_norm(m.norm);
-  o.activation = parse_activation(m.activation);
-  o.init = parse_init(m.init);
-  o.attention = parse_attention_kernel(m.attention, "model.attention");
-  return o;
-}
 
 // The fields the GPT and the Transformer share (the same names in both configs).
 template <class ModelConfigOut>
 static void set_shared_fields(const Config& c, ModelConfigOut& out) {
   const ModelConfig& m = c.model;
-  const ModelOptions o = model_options(m);
   out.n_head = m.n_head;
   out.d_ff = m.d_ff;
   out.dropout = m.dropout;
   out.bias = m.bias;
   out.tied_head = m.tie_weights;
-  out.pos_encoding = o.pos_encoding;
-  out.norm = o.norm;
-  out.activation = o.activation;
-  out.init = o.init;
+  out.pos_encoding = m.pos_encoding;
+  out.norm = m.norm;
+  out.activation = m.activation;
+  out.init = m.init;
   out.window = m.window;
-  out.attention = o.attention;
+  out.attention = m.attention;
   out.n_kv_head = m.n_kv_head;
   out.seed = static_cast<uint64_t>(c.train.seed);
 }

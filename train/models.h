@@ -1,8 +1,8 @@
 // models.h: the one mapping from a config's model section to nn's model configs.
 //
-// The JSON keeps the model options as names ("pre", "rope", "gelu", "xavier", "tiled"), which
-// validate_config checks against nn's name tables; here they become nn's enums, once, and every
-// field of GPTConfig / TransformerConfig that the config sets is set here:
+// The JSON names the model options ("pre", "rope", "gelu", "xavier", "tiled"); reading the config
+// turns them into nn's enums (train/options.h), and every field of GPTConfig / TransformerConfig
+// that the config sets is set here:
 //
 //   {"model": {"norm": "post", "pos_encoding": "rope"}}
 //     -> GPTConfig g;  g.norm = NormPlacement::post;  g.pos_encoding = PosEncoding::rope;
@@ -18,17 +18,6 @@
 #include "train/config.h"
 
 namespace sf {
-
-// The model options of a config as nn's enums. validate_config has checked the names; one outside
-// nn's tables is a ConfigError listing the valid ones ("norm: unknown 'x' (valid: pre, post)").
-struct ModelOptions {
-  PosEncoding pos_encoding;
-  NormPlacement norm;
-  Activation activation;
-  InitScheme init;
-  AttentionKernel attention;
-};
-ModelOptions model_options(const ModelConfig& m);
 
 // The GPT that c describes (model.type "gpt"), for a vocabulary of vocab_size; weights from
 // train.seed.

@@ -533,7 +533,7 @@ TEST_CASE("a fresh run into a run directory that holds a run is refused before a
 TEST_CASE("the parameter estimate made before allocation is exact") {
   for (bool bias : {true, false})
     for (bool tie : {true, false})
-      for (const char* pos : {"learned", "rope"}) {
+      for (PosEncoding pos : {PosEncoding::learned, PosEncoding::rope}) {
         Config c = tiny_config("estimate");
         c.model.bias = bias;
         c.model.tie_weights = tie;
