@@ -440,7 +440,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out) {
 // The lesson's entry in the course (lessons/course.cpp places it in the reading order).
 Lesson lesson_build_gpt() {
   return {"build-gpt", "Let's build a GPT: bigram, heads, FFN, residual, LayerNorm, N blocks, depth; two seeds",
-          "一步步搭出 GPT：二元组表、多个头、前馈网络、残差、层归一化、N 个块、深度；两个种子",
+          "一步步搭出 GPT：二元语法表、多个头、前馈网络、残差、层归一化、N 个块、深度；两个种子",
           printing([](std::ostream& out) { return run_lesson_build_gpt(out); }),
           /*slow=*/true};
 }

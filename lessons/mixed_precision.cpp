@@ -150,7 +150,7 @@ MixedPrecisionResult run_lesson_mixed_precision(std::ostream& out) {
             " of 3. A skipped step changes nothing (weights,\n"
             "Adam moments, step count); S then grows back by 2x after 2000 clean steps.\n",
             " / 3。跳过的一步什么都不改（权重、\n"
-            "Adam 的矩估计、步数都不变）；之后 S 会再翻 2 倍，只要连续 2000 步没有溢出。\n");
+            "Adam 的矩估计、步数都不变）；之后 S 会再乘以 2（翻一倍），条件是连续 2000 步没有溢出。\n");
   out << tr(out,
             "bf16 has float32's exponent range, so it needs no loss scaling; it pays with precision:\n"
             "8 significant bits, ",

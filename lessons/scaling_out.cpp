@@ -165,7 +165,7 @@ static void scaling_accumulation(std::ostream& out, ScalingOutResult& r) {
   r.accum4 = losses_of(tiny_run("accum4", 2, 4, steps));
   r.small = losses_of(tiny_run("small", 4, 1, steps));  // a step per batch of 4: another run
   out << tr(out, "step   batch 8     2 x 4 accumulated   4 x 2 accumulated   batch 4, no accumulation\n",
-            "步数   批次 8      2 x 4 累积          4 x 2 累积          批次 4，不累积\n");
+            "步数   批次 8      2 × 4 累积          4 × 2 累积          批次 4，不累积\n");
   for (int64_t s : {1, 5, 10, 20})
     out << "  " << s << std::string(s < 10 ? 4 : 3, ' ') << fmt(r.big[s - 1], 4) << "      " << fmt(r.accum2[s - 1], 4)
         << "              " << fmt(r.accum4[s - 1], 4) << "              " << fmt(r.small[s - 1], 4) << "\n";
@@ -173,9 +173,9 @@ static void scaling_accumulation(std::ostream& out, ScalingOutResult& r) {
   r.accum4_diff = max_relative(r.accum4, r.big);
   r.small_diff = max_relative(r.small, r.big);
   out << tr(out, "largest relative difference from batch 8 over the 20 steps: 2 x 4 ",
-            "与批次 8 相比，20 步中的最大相对差：2 x 4 为 ")
-      << rounding_level(out, r.accum2_diff, 1e-5) << tr(out, ", 4 x 2 ", "，4 x 2 为 ")
-      << rounding_level(out, r.accum4_diff, 1e-5) << tr(out, ", batch 4 without accumulation ", "，不累积的批次 4 为 ")
+            "与批次 8 相比，20 步中的最大相对差：2 × 4 累积：")
+      << rounding_level(out, r.accum2_diff, 1e-5) << tr(out, ", 4 x 2 ", "；4 × 2 累积：")
+      << rounding_level(out, r.accum4_diff, 1e-5) << tr(out, ", batch 4 without accumulation ", "；不累积的批次 4：")
       << fmt_sci(r.small_diff, 2) << "\n";
 }
 
@@ -300,7 +300,7 @@ static void scaling_limits(std::ostream& out, ScalingOutResult& r, const Cost& a
   out << tr(out, "memory per GPU for GPT-2 small's float32 training state on 64 GPUs (GB):\n",
             "GPT-2 small 的 float32 训练状态放在 64 个 GPU 上时，每个 GPU 的内存（GB）：\n")
       << tr(out, "  data parallel ", "  数据并行 ") << fmt(r.memory_gb[0], 2)
-      << tr(out, ", ZeRO-1 (Adam moments sharded) ", "，ZeRO-1（切分 Adam 动量）") << fmt(r.memory_gb[1], 2)
+      << tr(out, ", ZeRO-1 (Adam moments sharded) ", "，ZeRO-1（切分 Adam 的矩估计）") << fmt(r.memory_gb[1], 2)
       << tr(out, ", ZeRO-2 (+ gradients) ", "，ZeRO-2（再切分梯度）") << fmt(r.memory_gb[2], 2)
       << tr(out, ", ZeRO-3 (+ weights) ", "，ZeRO-3（再切分权重）") << fmt(r.memory_gb[3], 3) << "\n";
 }

@@ -59,7 +59,7 @@ static int64_t occurrences(const std::string& text, const std::string& needle) {
 
 // Step 1: one token per character.
 static void zh_characters(std::ostream& out, TokenizeZhResult& r, const std::string& sentence) {
-  heading(out, 1, "Characters: 我喜欢苹果 is five tokens", "按字切分：我喜欢苹果是五个词元");
+  heading(out, 1, "Characters: 我喜欢苹果 is five tokens", "按字切分：“我喜欢苹果”是五个词元");
   // [excerpt: chars]
   std::vector<char32_t> cps = data::utf8_decode(sentence);  // one token per code point
   // [/excerpt]
@@ -76,9 +76,9 @@ static void zh_characters(std::ostream& out, TokenizeZhResult& r, const std::str
             "is 苹 and 果. Lesson 5 (attention) and article 003 split the sentence into the\n"
             "three words 我 / 喜欢 / 苹果: a word segmenter's split, which a character-level\n"
             "model never sees. It has to learn from data that 喜 and 欢 belong together.\n",
-            "5 个字，5 个词元：喜欢是两个词元（喜、欢），苹果也是两个（苹、果）。第 5 课（注意力）\n"
-            "和文章 003 把这句话分成 我 / 喜欢 / 苹果 三个词，那是中文分词工具的切法；按字建模的模型\n"
-            "看不到这种切分，喜和欢属于同一个词，要靠它自己从数据里学出来。\n");
+            "5 个字，5 个词元：“喜欢”是两个词元（“喜”“欢”），“苹果”也是两个（“苹”“果”）。\n"
+            "第 5 课（手算注意力）和文章 003 把这句话分成“我 / 喜欢 / 苹果”三个词，那是中文分词工具\n"
+            "的切法；按字建模的模型看不到这种切分，“喜”和“欢”属于同一个词，要靠它自己从数据里学出来。\n");
 }
 
 // Step 2: the characters' UTF-8 bytes.
@@ -95,7 +95,7 @@ static void zh_bytes(std::ostream& out, TokenizeZhResult& r, const std::string& 
             "two continuation bytes 10xxxxxx. A byte-level model reading 我喜欢苹果 sees 15\n"
             "tokens, and a lone byte such as e6 means nothing by itself.\n",
             "U+0800 到 U+FFFF 之间的汉字都占 3 个字节：一个 1110xxxx 的首字节，加两个 10xxxxxx\n"
-            "的后续字节。按字节读入的模型看到的我喜欢苹果是 15 个词元，而像 e6 这样的单个字节\n"
+            "的后续字节。按字节读入的模型看到的“我喜欢苹果”是 15 个词元，而像 e6 这样的单个字节\n"
             "本身没有任何意义。\n");
 }
 
@@ -128,7 +128,7 @@ static Poems zh_poems(std::ostream& out, TokenizeZhResult& r) {
     out << " " << ch << " " << r.sentence_counts.back();
   }
   r.word_count = occurrences(tang, "喜欢");
-  out << tr(out, "; the word 喜欢: ", "；喜欢这个词：") << r.word_count << "\n";
+  out << tr(out, "; the word 喜欢: ", "；“喜欢”这个词：") << r.word_count << "\n";
   r.comma_count = occurrences(tang, "，");
   r.period_count = occurrences(tang, "。");
   out << tr(out, "and the two punctuation marks: ， ", "两个标点：“，”") << r.comma_count
@@ -136,7 +136,7 @@ static Poems zh_poems(std::ostream& out, TokenizeZhResult& r) {
   out << tr(out,
             "A character vocabulary has one id for each of them and none for a character the\n"
             "poems never use; 喜欢 as a word does not occur at all. Bytes can spell anything.\n",
-            "按字的词表给每个出现过的字一个编号，唐诗里没用过的字就没有编号；喜欢这个词在唐诗里\n"
+            "按字的词表给每个出现过的字一个编号，唐诗里没用过的字就没有编号；“喜欢”这个词在唐诗里\n"
             "一次也没出现。字节则什么字都拼得出来。\n");
   return {std::move(tang), std::move(song), std::move(chars)};
 }
@@ -213,21 +213,21 @@ static void zh_vocab_growth(std::ostream& out, TokenizeZhResult& r, const Poems&
   }
   print_table(out, growth);
   r.char_tokens_per_char = 1.0;
-  out << tr(out, "我喜欢苹果 with 4096 tokens: ", "词表 4096 时的我喜欢苹果：");
+  out << tr(out, "我喜欢苹果 with 4096 tokens: ", "词表 4096 时的“我喜欢苹果”：");
   for (int32_t id : bpe.encode(sentence)) out << show_token(bpe.token_bytes(id)) << " ";
   out << "\n";
   std::vector<int32_t> song_ids = chars.encode(song);
   for (int32_t id : song_ids) r.song_unknown += id == chars.unk_id();
   out << tr(out, "characters (vocab ", "按字切分（词表 ") << r.char_vocab
       << tr(out, "): 1 token per character, but ", "）：每字 1 个词元，但宋词里有 ") << r.song_unknown
-      << tr(out, " of the Song poems' characters are unknown to it.\n", " 个字不在词表里，只能记成未知字符。\n");
+      << tr(out, " of the Song poems' characters are unknown to it.\n", " 个字不在词表里，只能记成未知词元。\n");
   out << tr(out,
             "The merges learned on the Tang poems help less on the Song poems: a vocabulary fits\n"
             "the text it was learned from. 我喜欢苹果 shrinks less than the poems do: 苹 and 果 are\n"
             "too rare in them (step 3) for merges of their own and stay in byte pieces.\n",
-            "在唐诗上学到的合并，用到宋词上效果打了折扣：词表贴合的是训练它的文本。我喜欢苹果\n"
-            "缩短得不如唐诗本身多：苹和果在唐诗里太少见（见第 3 步），没有轮到自己的合并，仍是\n"
-            "字节碎片。\n");
+            "在唐诗上学到的合并，用到宋词上效果打了折扣：词表贴合的是训练它的文本。“我喜欢苹果”\n"
+            "缩短得不如唐诗本身多：“苹”和“果”在唐诗里太少见（见第 3 步），没有轮到自己的合并，\n"
+            "仍是字节碎片。\n");
 }
 
 // Step 6: what a larger vocabulary buys in length and costs in weights.
@@ -255,8 +255,8 @@ static void zh_trade_off(std::ostream& out, TokenizeZhResult& r) {
   print_table(out, trade_off);
   out << tr(out, "(the last row is the character vocabulary)\n", "（最后一行是按字切分的词表）\n");
   r.bytes_vs_chars_length = r.tang_tokens_per_char.front();
-  out << tr(out, "raw bytes against characters: ", "纯字节与按字相比：序列长 ") << fmt(r.bytes_vs_chars_length, 2)
-      << tr(out, " times the sequence length, ", " 倍，注意力分数多 ")
+  out << tr(out, "raw bytes against characters: ", "纯字节与按字相比：序列长度是按字的 ")
+      << fmt(r.bytes_vs_chars_length, 2) << tr(out, " times the sequence length, ", " 倍，注意力分数是 ")
       << fmt(r.bytes_vs_chars_length * r.bytes_vs_chars_length, 2) << tr(out, " times the attention scores\n", " 倍\n");
   out << tr(out,
             "Attention costs grow with the square of the length, so bytes pay twice: a fixed\n"
@@ -265,7 +265,7 @@ static void zh_trade_off(std::ostream& out, TokenizeZhResult& r) {
             "before and doubles the embedding table (and the output layer, which has the same\n"
             "V*C weights when it is not tied).\n",
             "注意力的开销随长度平方增长，所以字节要付两次代价：同样的上下文只装得下约三分之一的\n"
-            "文字，而每个字要付出约八倍的注意力分数。词表每翻一倍，序列缩短得比上一次少，嵌入表\n"
+            "文字，而每个字的注意力分数约为按字切分时的八倍。词表每翻一倍，序列缩短得比上一次少，嵌入表\n"
             "却翻一倍（不共享权重时，输出层也有同样的 V*C 个权重）。\n");
 }
 

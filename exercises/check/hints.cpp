@@ -23,7 +23,7 @@ const Entry kHints[] = {
        "exact where tanh saturates, never x."},
       {"前向传播已经保存了 y = tanh(x)。先只用 y 写出 d tanh(x)/dx，再用链式法则：从上游传来的梯度乘以局部导数。",
        "d tanh(x)/dx = 1 - tanh(x)^2 = 1 - y^2，所以逐元素地 dx = dy * (1 - y^2)。",
-       "`return dy * (1.0 - y * y);` sf 的算子作用于任意形状的整个张量，并保持数据类型；用 y，不要用 x："
+       "`return dy * (1.0 - y * y);` sf 的运算作用于任意形状的整个张量，并保持数据类型；用 y，不要用 x："
        "tanh 饱和时 y 是精确的。"}}},
     {2,
      {{"Broadcasting copied each element of the small input many times; in the backward every copy's gradient "
@@ -74,7 +74,7 @@ const Entry kHints[] = {
        "nan：这种行的结果规定为全 0。",
        "m = sf::max(x, -1, true) 保留该轴，可以广播；sf::exp；sf::sum(e, -1, true)。对于完全被遮住的行，把那里的 m "
        "置为 0（用 sf::masked_fill 和一个与 x 同类型的 0/1 张量），并把这个 0/1 张量加到行和上。不要调用 "
-       "sf::softmax：检查程序正是拿它来比对的。"}}},
+       "sf::softmax：检查器正是拿它来比对的。"}}},
     {6,
      {{"Write the Jacobian of one row, dy_i/dx_j, treating i = j and i != j separately (the lesson's 'derive it "
        "first' box walks through it). Then apply its transpose to dy without building the N x N matrix.",
@@ -114,7 +114,7 @@ const Entry kHints[] = {
        "scores = q k^T / sqrt(D)；当 s > S - T + t 时 scores[t, s] = -inf；out = softmax(按 s 的 scores) v。",
        "sf::matmul(q, sf::transpose(k, -2, -1))；用 Tensor::from_vector(values, {1, 1, T, S}, q.dtype()) 构造 "
        "(1, 1, T, S) 的 0/1 掩码；sf::masked_fill(scores, mask, -INFINITY)；sf::softmax(.., -1)；再和 v 做 "
-       "sf::matmul。只对 q、k、v 使用 sf 算子：检查程序要对你的函数做自动微分。"}}},
+       "sf::matmul。只对 q、k、v 使用 sf 的运算：检查器要对你的函数做自动微分。"}}},
     {9,
      {{"Keep the sum of exponentials relative to the largest score seen so far. When a larger score arrives, "
        "everything summed so far was measured against the old max: by what factor must it be rescaled?",
@@ -174,7 +174,7 @@ const Entry kHints[] = {
        "三次项。",
        "u = sqrt(2/pi) (x + 0.044715 x^3)，t = tanh(u)，y = 0.5 x (1 + t)；dy/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) "
        "sqrt(2/pi) (1 + 3 * 0.044715 x^2)；dx = dy * dy/dx。",
-       "用逐元素的 sf 算子（sf::tanh，与 double 做 * 和 +）；std::sqrt(2.0 / std::numbers::pi) 就是一个普通 double；"
+       "用逐元素的 sf 运算（sf::tanh，与 double 做 * 和 +）；std::sqrt(2.0 / std::numbers::pi) 就是一个普通 double；"
        "最后乘以 dy。"}}},
     {14,
      {{"The keys and values of earlier tokens never change; the new ones go after them in time order.",
@@ -246,7 +246,7 @@ const Entry kHints[] = {
        "y = out W_proj^T + b_proj。",
        "两次投影都用 sf::linear(x, w, b)，用 sf::slice(qkv, 2, 0, C)（以及 C..2C、2C..3C）切块；用你自己的 "
        "split_heads、merge_heads（exercise::merge_heads，不是 sf::merge_heads）、kv_cache_append(*cache, k, v) 和 "
-       "your_softmax；掩码用 x 的数据类型构造。只对张量用 sf 的算子：检查器要对它求导。"}}},
+       "your_softmax；掩码用 x 的数据类型构造。只对张量用 sf 的运算：检查器要对它求导。"}}},
     {20,
      {{"Two residual sublayers, attention then the MLP. Pre-LN normalises what goes into each sublayer and adds "
        "the sublayer's output back onto the untouched x, so the residual path stays a clean sum.",
