@@ -58,7 +58,7 @@ INTRO = {
           "pieces yourself, and a checker compares your code with the framework's.",
     "zh": "用 C++ 从零实现的 transformer，一次拆开一个模块。每一课都是一个程序，打印出内部发生了什么；"
           "课文用这些数字讲解其中的道理。请按顺序阅读，每一课都建立在前面几课之上。练习让你亲手写出这些部件，"
-          "检查程序把你的代码和框架自己的实现逐一比较。",
+          "检查器把你的代码和框架自己的实现逐一比较。",
 }
 
 # The formula on the front page (drawn by KaTeX, as the lessons' TeX is).
