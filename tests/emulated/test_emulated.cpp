@@ -34,7 +34,7 @@ TEST_CASE("float64 gradient check of every module and model") { run_all(module_g
 // steps, no full-split evaluation.
 static Config small_config(const std::string& run_name) {
   Config c;
-  c.data.dataset = "synthetic";
+  c.data.dataset = Dataset::synthetic;
   c.data.corpus_tokens = 20000;
   c.data.corpus_val_tokens = 2000;
   c.model.n_layer = 2;
