@@ -8,6 +8,7 @@
 #include "autograd/cpu/small_gemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -274,31 +275,6 @@ void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
 // them again from L2. Copied, the strip is K * R contiguous values, read by all of the row
 // panel's tiles from L1. Each element of C is still the same tile's sum in the same order: the
 // same bits as small_gemm.
-namespace {
-
-// Room after the strips for copy_strip's last store, which writes a whole vector.
-constexpr int64_t kStripPad = 16;
-
-// The R values a[k csa], a[k csa + 1], ... for each k, one after the other into s (rows of op(A)
-// that are adjacent in memory: A^T): one masked load of R lanes and one store of a vector per k,
-// the store's lanes past R overwritten by the next k (the last k's by s's padding). False when
-// there is no such copy (not float with AVX2, or R over a vector); the caller copies instead.
-template <int R, class T>
-bool copy_strip(int64_t K, const T* a, int64_t csa, T* s) {
-#if defined(__AVX2__)
-  if constexpr (std::is_same_v<T, float> && R <= 8) {
-    alignas(32) static constexpr int kLanes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(R), _mm256_load_si256(reinterpret_cast<const __m256i*>(kLanes)));
-    for (int64_t k = 0; k < K; ++k) _mm256_storeu_ps(s + k * R, _mm256_maskload_ps(a + k * csa, mask));
-    return true;
-  }
-#endif
-  (void)K, (void)a, (void)csa, (void)s;
-  return false;
-}
-
-}  // namespace
-
 template <class T>
 void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                          int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
@@ -311,15 +287,17 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
   const int64_t per_block = block_columns<T>(K);
   thread_local std::vector<T> panels, strips;  // the calling thread's; kept between calls
   panels.resize(static_cast<size_t>(K * std::min(per_block, whole)));
-  strips.resize(static_cast<size_t>(K * M + kStripPad));
+  strips.resize(static_cast<size_t>(K * M));
   // op(A)'s rows in strips: the strip of the row panel at m holds its R rows as (K, R) at strips + m K
   for_row_panels(M, [&](auto rows, int64_t m) {
     constexpr int R = decltype(rows)::value;
     const T* a = A + m * rsa;
     T* s = strips.data() + m * K;
-    if (rsa == 1 && copy_strip<R>(K, a, csa, s)) return;
-    for (int64_t k = 0; k < K; ++k)
-      for (int r = 0; r < R; ++r) s[k * R + r] = a[k * csa + r * rsa];
+    if (rsa == 1)  // rows of A^T: R adjacent values for each k, a fixed-size copy (a move or two)
+      for (int64_t k = 0; k < K; ++k) std::memcpy(s + k * R, a + k * csa, sizeof(T) * R);
+    else
+      for (int64_t k = 0; k < K; ++k)
+        for (int r = 0; r < R; ++r) s[k * R + r] = a[k * csa + r * rsa];
   });
   for (int64_t n0 = 0; n0 < whole; n0 += per_block) {
     const int64_t n1 = std::min(whole, n0 + per_block);
