@@ -268,6 +268,11 @@ void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
     multiply_block(M, n0, std::min(N, n0 + per_block), K, alpha, A, rsa, csa, panels + n0 * K, beta, C, ldc, bias);
 }
 
+// Compiled where the tiles are narrower than AVX-512 only: its callers (linear's weight gradient)
+// use it only there, and an AVX-512 build's object code stays as it was without it (inlining
+// choices elsewhere in this file could otherwise change, and with them where GCC fuses the scalar
+// column tail's multiply-adds).
+#if !defined(__AVX512F__)
 // Both operands copied: B block by block into panels (as small_gemm_packed), and for each row
 // panel of C its R rows of op(A) into a (K, R) strip, k's R values side by side. Read in place, a
 // row panel of A^T (a weight gradient's dy^T) is K cache lines ldA apart; with ldA a multiple of
@@ -316,6 +321,7 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
       });
   }
 }
+#endif
 
 template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
@@ -402,8 +408,6 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
                                        T*, int64_t, const T*);                                                         \
   template void small_gemm_packed<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T,   \
                                      T*, int64_t, const T*);                                                           \
-  template void small_gemm_packed_a<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, int64_t, T, \
-                                       T*, int64_t, const T*);                                                         \
   template void small_gemm_prepacked<T>(int64_t, int64_t, int64_t, T, const T*, int64_t, int64_t, const T*, T, T*,     \
                                         int64_t, const T*);                                                            \
   template void pack_panels<T>(int64_t, int64_t, int64_t, const T*, int64_t, T*);                                      \
@@ -413,5 +417,11 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
 SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)
 #undef SF_SMALL_GEMM
+#if !defined(__AVX512F__)
+template void small_gemm_packed_a<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,
+                                         const float*, int64_t, float, float*, int64_t, const float*);
+template void small_gemm_packed_a<double>(int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
+                                          const double*, int64_t, double, double*, int64_t, const double*);
+#endif
 
 }  // namespace sf::kernels
