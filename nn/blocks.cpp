@@ -7,8 +7,8 @@
 #include <string>
 
 #include "autograd/errors.h"
+#include "autograd/names.h"
 #include "nn/heads.h"
-#include "nn/names.h"
 
 namespace sf {
 

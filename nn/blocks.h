@@ -13,9 +13,9 @@
 // Legend: B batch, T time, S memory length, C channels, H heads, D head size.
 #pragma once
 #include <array>
+#include "autograd/names.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
-#include "nn/names.h"
 
 namespace sf {
 

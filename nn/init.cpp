@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "autograd/errors.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 

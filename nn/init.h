@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "autograd/names.h"
 #include "autograd/torch_generator.h"
 #include "nn/module.h"
-#include "nn/names.h"
 
 namespace sf {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "autograd/errors.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "autograd/int_tensor.h"
+#include "autograd/names.h"
 #include "autograd/ops.h"
 #include "nn/module.h"
-#include "nn/names.h"
 
 namespace sf {
 

@@ -8,7 +8,7 @@
 
 #include "autograd/errors.h"
 #include "autograd/graph.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 

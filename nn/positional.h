@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/names.h"
 #include "autograd/tensor.h"
-#include "nn/names.h"
 
 namespace sf {
 
