@@ -59,7 +59,7 @@ constexpr const char* attention_kernel_name(AttentionKernel kernel) {
 // valid names.
 AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key = "attention");
 // The kernel `automatic` runs for T queries, S keys and head size D (the rule and its
-// measurements: bench/README.md, "Tiled attention").
+// measurements: bench/README.md, "Tiled attention" and "GPT-2 size: memory and recomputation").
 AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D);
 
 struct AttentionOptions : AttentionMask {
