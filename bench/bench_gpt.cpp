@@ -657,7 +657,7 @@ int main(int argc, char** argv) {
   }
   AttentionKernel kernel = AttentionKernel::automatic;
   try {
-    kernel = parse_attention_kernel(attention, "--attention");
+    kernel = parse_named(kAttentionKernels, attention, "--attention");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
