@@ -156,6 +156,8 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
     throw ShapeError("backward: gradient of shape " + shape_str(seed.shape()) + " for an output of shape " +
                      shape_str(shape()));
   }
+  // Each entry of `order` holds its tensor; an entry is released once its node has run, so an
+  // activation's buffer is freed as soon as the last node that needs it is done, not at the end.
   std::vector<Tensor> order = topological_order(*this);
   NoGradGuard no_grad;                 // backward closures build no graph of their own
   JobLabel engine("autograd engine");  // job timing: the seed's copy; each node below has its own label
@@ -184,6 +186,7 @@ void Tensor::backward(const Tensor& grad, bool retain_graph) const {
       node->inputs.clear();
       node->freed = true;
     }
+    *it = Tensor();  // the engine's own handle on this op's output
   }
 }
 

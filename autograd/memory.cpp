@@ -1,12 +1,16 @@
 // memory.cpp: the memory breakdown of memory.h.
 #include "autograd/memory.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <unordered_set>
+#include <vector>
 
 namespace sf {
 
@@ -25,6 +29,28 @@ std::vector<Tensor> tensors_of(const NamedTensors& named) {
   std::vector<Tensor> out;
   for (const auto& [name, t] : named) out.push_back(t);
   return out;
+}
+
+// The bytes of the pages under the buffers of `tensors` that are in memory (mincore); the whole
+// buffers where the system cannot tell.
+size_t resident_bytes_of(const std::vector<Tensor>& tensors) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  std::unordered_set<const Storage*> seen;
+  size_t total = 0;
+  for (const Tensor& t : tensors) {
+    if (!t.defined() || !t.storage() || !seen.insert(t.storage().get()).second) continue;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(t.storage()->data()) / page * page;
+    const uintptr_t end = reinterpret_cast<uintptr_t>(t.storage()->data()) + t.storage()->nbytes();
+    std::vector<unsigned char> in_memory((end - begin + page - 1) / page);
+    if (mincore(reinterpret_cast<void*>(begin), end - begin, in_memory.data()) != 0) {
+      total += allocated(t.storage()->nbytes());
+      continue;
+    }
+    size_t pages = 0;
+    for (unsigned char flag : in_memory) pages += flag & 1;
+    total += std::min(pages * page, static_cast<size_t>(allocated(t.storage()->nbytes())));
+  }
+  return total;
 }
 
 double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
@@ -52,6 +78,7 @@ MemoryReport memory_report(const Tensor& root, const NamedTensors& parameters, c
   std::vector<Tensor> grads;
   for (const Tensor& p : params) grads.push_back(p.grad());
   r.gradients = distinct_bytes(grads, seen);
+  r.gradients_resident = resident_bytes_of(grads);
   r.optimizer_state = distinct_bytes(tensors_of(optimizer_state), seen);
   if (root.defined()) {
     for (SavedBytes& row : saved_by_op(root)) {
@@ -76,6 +103,7 @@ std::string format_memory_report(const MemoryReport& r) {
   out += "tensors now:\n";
   row("parameters", r.parameters);
   row("gradients", r.gradients);
+  if (r.gradients_resident < r.gradients) row("  of them in memory", r.gradients_resident, "  (pages backward has written)");
   row("optimizer state", r.optimizer_state);
   row("saved for backward", r.saved_total);
   size_t small = 0;
@@ -96,7 +124,7 @@ std::string format_memory_report(const MemoryReport& r) {
   row("all live tensors", r.tensors.live);
   row("freed buffers kept for reuse", r.tensors.cached);
   out += "process:\n";
-  const size_t in_tensors = r.tensors.live + r.tensors.cached;
+  const size_t in_tensors = r.tensors.live - (r.gradients - r.gradients_resident) + r.tensors.cached;
   row("resident now", r.rss);
   row("  outside the tensors", r.rss > in_tensors ? r.rss - in_tensors : 0,
       "  (program, libraries, BLAS buffers, malloc)");

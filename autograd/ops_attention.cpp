@@ -293,15 +293,17 @@ Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const 
 
 }  // namespace
 
-// Measured by bench/bench_attention.cpp on 2 cores (bench/README.md, "Tiled attention"): at the
-// default models' rows (T 32 ... 1024, D 16 ... 64) the stored kernel is faster (tiled 0.5-0.9x:
-// backward recomputes Q K^T and the exponentials, and P still fits in cache); at T = S = 4096 the
-// tiled one is within about 10% (P, 64 MiB per head, no longer fits anywhere near a cache) and
-// needs 1/20 of the memory. So: tiled from rows of 4096 x 4096 entries up, stored below. The head
-// size does not change the crossover enough to matter.
+// Measured on 2 cores (bench/README.md, "Tiled attention" and "GPT-2 size: memory and
+// recomputation"): for the op alone at short rows (T 32 ... 512, D 16 ... 64) the stored kernel is
+// faster (tiled 0.5-0.9x: backward recomputes Q K^T and the exponentials, and P still fits in
+// cache). From T = S = 1024 P takes 4 MiB per head and sequence (48 MiB a layer at GPT-2 size),
+// and in a GPT-2-size training step the tiled kernel's share of the step was the stored one's
+// (12.4% against 12.6%) while the peak memory fell by a quarter. So: tiled from rows of 1024 x 1024
+// entries up, stored below, where the default models train. The head size does not change the
+// crossover enough to matter.
 AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D) {
   (void)D;
-  constexpr int64_t kTiledFromEntries = int64_t(4096) * 4096;
+  constexpr int64_t kTiledFromEntries = int64_t(1024) * 1024;
   return T * S >= kTiledFromEntries ? AttentionKernel::tiled : AttentionKernel::stored;
 }
 

@@ -53,7 +53,7 @@ inline constexpr std::array<Named<AttentionKernel>, 3> kAttentionKernels = {
     {{"stored", AttentionKernel::stored}, {"tiled", AttentionKernel::tiled}, {"auto", AttentionKernel::automatic}}};
 constexpr const char* attention_kernel_name(AttentionKernel kernel) { return name_of(kAttentionKernels, kernel); }
 // The kernel `automatic` runs for T queries, S keys and head size D (the rule and its
-// measurements: bench/README.md, "Tiled attention").
+// measurements: bench/README.md, "Tiled attention" and "GPT-2 size: memory and recomputation").
 AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D);
 
 struct AttentionOptions : AttentionMask {

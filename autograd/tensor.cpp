@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #if defined(__GLIBC__)
@@ -53,7 +54,7 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* op) {
 // freed buffers are kept by size and handed out again, which saves the page faults and zeroing
 // of fresh memory (like PyTorch's CPU caching). At most kCacheLimit bytes are held, and only as
 // much as keeps the live and the kept buffers together within the most live bytes there have
-// been (the high-water mark): the next step finds the buffers it needs, and the tensors never
+// been (the high-water mark; zeroed buffers count twice, see g_zeroed_bytes): the next step finds the buffers it needs, and the tensors never
 // take more memory than at their busiest moment. A freed buffer that does not fit makes room by
 // releasing kept buffers of other sizes (the newest free is the likeliest to be asked for again).
 namespace {
@@ -108,6 +109,18 @@ void count_allocation(size_t rounded) {
   raise_to(g_peak_bytes, live);
   raise_to(g_peak_all_time, live);
 }
+
+// Bytes of the live zeroed buffers (Storage::Zeroed). They count as live, but their pages come
+// into memory only as they are written (a gradient buffer, during backward), so the cache leaves
+// room for all of them: without this it would fill the memory they do not take yet, and the
+// process would hold as much as before when backward has written them.
+std::atomic<size_t> g_zeroed_bytes{0};
+
+// How many bytes the cache may keep now: live, zeroed and kept buffers within the high-water mark.
+size_t cache_room() {
+  const size_t used = g_live_bytes.load() + g_zeroed_bytes.load(), high_water = g_peak_all_time.load();
+  return high_water > used ? high_water - used : 0;
+}
 }  // namespace
 
 TensorMemory tensor_memory() {
@@ -133,21 +146,37 @@ Storage::Storage(size_t nbytes) : nbytes_(nbytes) {
     }
     // A new buffer: the kept ones shrink so that live and kept stay within the high-water mark
     // (without this, a step's first optimizer state would pile onto a full cache).
-    const size_t live = g_live_bytes.load(), high_water = g_peak_all_time.load();
-    cache.release_down_to(high_water > live ? high_water - live : 0, kNoSize);
+    cache.release_down_to(cache_room(), kNoSize);
   }
   data_ = std::aligned_alloc(64, rounded);
   if (!data_) throw std::bad_alloc();
 }
 
+Storage::Storage(size_t nbytes, Zeroed) : nbytes_(nbytes) {
+  size_t rounded = nbytes <= 64 ? 64 : (nbytes + 63) / 64 * 64;
+  count_allocation(rounded);
+  g_zeroed_bytes.fetch_add(rounded);
+  buffer_cache();  // its constructor sets glibc's mmap threshold
+  // calloc skips the zeroing for memory fresh from the system (glibc maps blocks of 1 MiB and up,
+  // see BufferCache), so no page is touched here; 64 spare bytes make room to align.
+  zeroed_block_ = std::calloc(rounded + 64, 1);
+  if (!zeroed_block_) throw std::bad_alloc();
+  const uintptr_t address = reinterpret_cast<uintptr_t>(zeroed_block_);
+  data_ = reinterpret_cast<void*>((address + 63) / 64 * 64);
+}
+
 Storage::~Storage() {
   size_t rounded = nbytes_ <= 64 ? 64 : (nbytes_ + 63) / 64 * 64;
   g_live_bytes.fetch_sub(rounded);
+  if (zeroed_block_) {
+    g_zeroed_bytes.fetch_sub(rounded);
+    std::free(zeroed_block_);
+    return;
+  }
   if (rounded >= kSmallest) {
     BufferCache& cache = buffer_cache();
     std::lock_guard<std::mutex> lock(cache.mutex);
-    const size_t live = g_live_bytes.load(), high_water = g_peak_all_time.load();
-    const size_t room = std::min(kCacheLimit, high_water > live ? high_water - live : 0);
+    const size_t room = std::min(kCacheLimit, cache_room());
     if (rounded <= room) {
       if (cache.held + rounded > room) cache.release_down_to(room - rounded, rounded);
       if (cache.held + rounded <= room) {

@@ -33,6 +33,11 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* op);
 class Storage {
  public:
   Storage(size_t nbytes);
+  // A zero-filled buffer taken fresh from the system rather than from the cache. Large ones are
+  // mapped pages that take no memory until written: a gradient buffer made this way before each
+  // forward costs memory only as backward fills it, as torch's gradients set to None do.
+  struct Zeroed {};
+  Storage(size_t nbytes, Zeroed);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -41,6 +46,7 @@ class Storage {
 
  private:
   void* data_ = nullptr;
+  void* zeroed_block_ = nullptr;  // the calloc block data_ lies in (Zeroed only), freed directly
   size_t nbytes_ = 0;
 };
 

@@ -23,6 +23,7 @@
 //            --memory (with --shape: the memory breakdown of autograd/memory.h after the forward
 //            of the last warm-up step, on stderr; the JSON carries it under "memory" either way)
 //            --recompute (model.recompute: each block recomputed in backward)
+//            --attention stored|tiled|auto (model.attention, default auto)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and
 //            the table shows the median over the rounds. These machines drift by 10-20% over
@@ -420,7 +421,8 @@ static json budget(const std::string& name, double step_ms, double step_flops, d
 }
 
 static json run_one(const std::string& name, const Shape6& s, int steps, int warmup, Precision precision,
-                    bool measure_limit, bool with_breakdown, bool print_memory, bool recompute) {
+                    bool measure_limit, bool with_breakdown, bool print_memory, bool recompute,
+                    AttentionKernel attention) {
   GPTConfig c;
   c.vocab_size = s.vocab;
   c.block_size = s.T;
@@ -430,6 +432,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   c.activation = Activation::gelu_tanh;
   c.seed = 1337;
   c.recompute = recompute;
+  c.attention = attention;
   GPT model(c);
   model.train();
   auto params = model.named_parameters();
@@ -457,7 +460,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
 
   // One step on batch i; returns the loss. With `memory`, the breakdown between forward and backward.
   auto train_step = [&](int i, MemoryReport* memory = nullptr) {
-    opt.zero_grad();
+    model.zero_grad();
     Tensor loss;
     {
       AutocastGuard autocast(precision);
@@ -497,7 +500,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
     }
     if (measure_limit && step >= warm && (step - warm) % per_group == 0) {
       pass_gflops.push_back(limit_pass(products, pass_ops, num_threads()));
-      opt.zero_grad();
+      model.zero_grad();
       AutocastGuard autocast(precision);
       model.loss(xs[static_cast<size_t>(step)], ys[static_cast<size_t>(step)]).backward();
     }
@@ -532,6 +535,7 @@ static json run_one(const std::string& name, const Shape6& s, int steps, int war
   for (const SavedBytes& row : memory.saved) saved[row.op] = in_mb(row.bytes);
   const json memory_json = {{"parameters_mb", in_mb(memory.parameters)},
                             {"gradients_mb", in_mb(memory.gradients)},
+                            {"gradients_resident_mb", in_mb(memory.gradients_resident)},
                             {"optimizer_state_mb", in_mb(memory.optimizer_state)},
                             {"saved_mb", in_mb(memory.saved_total)},
                             {"saved_by_op_mb", saved},
@@ -594,7 +598,7 @@ static int default_steps(const std::string& shape) { return shape == "gpt2" ? 3 
 
 int main(int argc, char** argv) {
   sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
-  std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32";
+  std::string shape, reference = "bench/torch_gpt_bench.py", precision = "fp32", attention = "auto";
   int steps = -1, warmup = 5, threads = 2, rounds = 3;
   bool with_reference = true, measure_limit = true, with_breakdown = false, print_memory = false, recompute = false;
   std::vector<std::string> shapes = {"tiny", "small", "medium"};
@@ -629,6 +633,7 @@ int main(int argc, char** argv) {
     else if (a == "--breakdown") with_breakdown = true;
     else if (a == "--memory") print_memory = true;
     else if (a == "--recompute") recompute = true;
+    else if (a == "--attention") attention = next();
     else if (a == "--shapes") {
       shapes.clear();
       std::stringstream list(next());
@@ -650,6 +655,13 @@ int main(int argc, char** argv) {
     std::cerr << "error: --precision must be fp32, fp16 or bf16, got '" << precision << "'\n";
     return 2;
   }
+  AttentionKernel kernel = AttentionKernel::automatic;
+  try {
+    kernel = parse_named(kAttentionKernels, attention, "--attention");
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
   set_num_threads(threads);
 
   if (!shape.empty()) {  // one shape in this process
@@ -660,7 +672,7 @@ int main(int argc, char** argv) {
     }
     const int n = steps > 0 ? steps : default_steps(shape);
     std::cout << run_one(shape, it->second, n, warmup, precisions[precision], measure_limit, with_breakdown,
-                         print_memory, recompute)
+                         print_memory, recompute, kernel)
                      .dump()
               << std::endl;
     return 0;
@@ -693,7 +705,8 @@ int main(int argc, char** argv) {
     if (len > 0) self.assign(exe, static_cast<size_t>(len));
     std::string args = " --shape " + name + " --threads " + std::to_string(threads) + " --precision " + precision +
                        " --warmup-steps " + std::to_string(shape_warmup) +
-                       (steps > 0 ? " --steps " + std::to_string(steps) : "") + (recompute ? " --recompute" : "");
+                       (steps > 0 ? " --steps " + std::to_string(steps) : "") + (recompute ? " --recompute" : "") +
+                       " --attention " + attention;
     std::string ref_cmd;
     if (have_torch) {
       std::ostringstream cmd;

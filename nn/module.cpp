@@ -78,8 +78,13 @@ void Module::zero_grad() {
     for (auto& [name, t] : named_parameters()) t.zero_grad();  // in place: keeps flat views valid
     return;
   }
-  // One memset over the gradient buffer, then re-attach any gradient that was replaced.
-  std::memset(flat_grads_.storage()->data(), 0, flat_grads_.storage()->nbytes());
+  // A fresh zeroed gradient buffer in place of the old one, whose memory goes back to the system:
+  // its pages take memory only as backward writes them, so the gradients cost nothing during the
+  // forward (torch's zero_grad(set_to_none=True) has the same effect). Then every parameter's
+  // .grad becomes a view into the new buffer again.
+  const size_t bytes = flat_grads_.storage()->nbytes();
+  flat_grads_ = Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(),
+                                flat_grads_.dtype());
   for (auto& [name, t] : named_parameters()) {
     auto& g = t.impl()->grad;
     if (!g || g->storage != flat_grads_.storage() || g->offset != t.impl()->offset)
@@ -128,8 +133,7 @@ void Module::flatten_parameters() {
   }
   size_t bytes = static_cast<size_t>(total) * dtype_size(dtype);
   auto data = std::make_shared<Storage>(bytes);
-  auto grads = std::make_shared<Storage>(bytes);
-  std::memset(grads->data(), 0, bytes);
+  auto grads = std::make_shared<Storage>(bytes, Storage::Zeroed{});
   size_t offset = 0;
   for (auto& [name, t] : params) {
     TensorImpl* impl = t.impl();

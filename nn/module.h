@@ -7,9 +7,10 @@
 //
 // Speed: flatten_parameters() moves every parameter into ONE contiguous buffer and pre-attaches
 // its gradient as a view into ONE contiguous gradient buffer (as llm.c does). The parameter
-// Tensors keep their identity (the handles modules hold see the new memory), so the optimizer,
-// zero_grad and gradient clipping can each run as a single loop over flat_parameters() /
-// flat_grads(). GPT and Transformer flatten themselves when constructed.
+// Tensors keep their identity (the handles modules hold see the new memory), so the optimizer and
+// gradient clipping can each run as a single loop over flat_parameters() / flat_grads().
+// zero_grad() gives the gradients a fresh zeroed buffer, which takes memory only as backward
+// writes it. GPT and Transformer flatten themselves when constructed.
 //
 // Legend: B batch, T time, C channels, H heads, D head size, V vocab.
 #pragma once
@@ -50,7 +51,9 @@ class Module {
 
   // ---- parameters ----
   int64_t num_parameters() const;  // counted once per distinct tensor (tied weights once)
-  // Zeroes every gradient: one memset when flattened, else drops each .grad (like set_to_none).
+  // Zeroes every gradient. Flattened: a fresh zeroed buffer replaces the old one (whose memory is
+  // released), so until backward writes them the gradients take no memory, like torch's
+  // zero_grad(set_to_none=True); flat_grads() is the new buffer. Else each .grad is filled with zeros.
   void zero_grad();
   // Converts every parameter in place to `dtype` (float64 for gradient checks). Names, tying and
   // the identity of the Tensor handles are kept; gradients are dropped; a flat module stays flat.

@@ -66,7 +66,7 @@ struct ModelConfig {
     f("init", init, "weight initialisation: \"gpt2\" (normal 0.02, residual projections / sqrt(2L)) or \"xavier\"");
     f("window", window, "sliding-window attention width (each query sees the last `window` keys); 0 = full");
     f("attention", attention,
-      "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (tiled for rows of T x S >= 4096 x 4096, stored below: the rule measured in bench/README.md)");
+      "attention kernel: \"stored\" (keeps the T x T probabilities for backward), \"tiled\" (FlashAttention's online softmax: keeps one log-sum-exp per row and recomputes the probabilities in backward) or \"auto\" (tiled for rows of T x S >= 1024 x 1024, stored below: the rule measured in bench/README.md)");
     f("n_kv_head", n_kv_head,
       "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
     f("recompute", recompute,

@@ -202,3 +202,10 @@ TEST_CASE("attention kernel names: one table, each name read back to its kernel,
   CHECK_THROWS_WITH_AS(parse_named(kAttentionKernels, "flash", "bench_attention --child"),
                        "bench_attention --child: unknown 'flash' (valid: stored, tiled, auto)", ConfigError);
 }
+
+TEST_CASE("auto runs the tiled kernel from rows of 1024 x 1024 entries, the stored one below") {
+  CHECK(attention_kernel_for(1024, 1024, 64) == AttentionKernel::tiled);  // GPT-2's rows: P 4 MiB a head
+  CHECK(attention_kernel_for(2048, 512, 64) == AttentionKernel::tiled);
+  CHECK(attention_kernel_for(1024, 1023, 64) == AttentionKernel::stored);
+  CHECK(attention_kernel_for(256, 256, 16) == AttentionKernel::stored);  // the default configs' rows
+}

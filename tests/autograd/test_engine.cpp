@@ -281,3 +281,25 @@ TEST_CASE("DOT export after backward says the graph was freed") {
   CHECK(after.find("sum\\n(freed by backward)") != std::string::npos);
   CHECK(after.find("exp") == std::string::npos);
 }
+
+TEST_CASE("backward frees each activation once the nodes that need it are done") {
+  // A chain x -> probe -> h1 -> ... -> h8 -> sum of 1 MiB tensors; an add's backward needs none
+  // of its inputs, so when the probe's backward runs (last), h1 ... h8 must be gone already.
+  const int64_t n = int64_t(1) << 18;  // 1 MiB of float32
+  Tensor x = Tensor::ones({n}).requires_grad_();
+  size_t live_in_probe = 0;
+  Tensor probe = record(x.detach().clone(), "probe", {x}, [x, &live_in_probe](Tensor dout) {
+    live_in_probe = tensor_memory().live;
+    accumulate_grad(x, std::move(dout));
+  });
+  Tensor h = probe;
+  for (int i = 0; i < 8; ++i) h = h + 1.0;
+  probe = Tensor();  // only the graph holds it now
+  Tensor loss = sum(h);
+  h = Tensor();
+  const size_t live_before = tensor_memory().live;  // x, the probe's output, h1 ... h8, the loss
+  loss.backward();
+  // At the probe: x, its .grad coming in, the probe's own output, not the 8 MiB of h1 ... h8.
+  CHECK(live_in_probe + 6 * (size_t(1) << 20) < live_before);
+  CHECK(x.grad().to_vector() == std::vector<double>(static_cast<size_t>(n), 1.0));
+}

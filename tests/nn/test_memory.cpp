@@ -129,3 +129,31 @@ TEST_CASE("the buffer cache keeps live and kept buffers within the most there ha
   m = tensor_memory();
   CHECK(m.live + m.cached <= m.peak);
 }
+
+TEST_CASE("zero_grad gives a flat model gradients that take memory only as backward writes them") {
+  GPTConfig c = memory_gpt();
+  c.n_embd = 256;  // 2.4M parameters: a gradient buffer of 9 MiB, mapped fresh from the system
+  c.n_head = 4;
+  GPT model(c);
+  const IntTensor x = tokens(2, 32, 17, 7), y = tokens(2, 32, 17, 8);
+  model.loss(x, y).backward();
+  const NamedTensors params = model.named_parameters();
+  const std::vector<double> first = model.flat_grads().to_vector();
+  const MemoryReport after_backward = memory_report(Tensor(), params, {});
+  CHECK(after_backward.gradients_resident == after_backward.gradients);  // every page written
+  const size_t kept_before = tensor_memory().cached;
+  model.zero_grad();
+  CHECK(tensor_memory().cached == kept_before);  // the old buffer left the process, not kept
+  const MemoryReport zeroed = memory_report(Tensor(), params, {});
+  CHECK(zeroed.gradients == after_backward.gradients);
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+  CHECK(zeroed.gradients_resident * 10 < zeroed.gradients);  // glibc maps it: no page in memory yet
+#endif
+  for (const auto& [name, p] : params) {
+    INFO(name);
+    CHECK(p.grad().storage() == model.flat_grads().storage());  // views into the new buffer
+  }
+  for (double g : model.flat_grads().to_vector()) REQUIRE(g == 0.0);
+  model.loss(x, y).backward();
+  CHECK(model.flat_grads().to_vector() == first);  // the same gradients, bit for bit
+}
