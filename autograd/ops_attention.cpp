@@ -293,12 +293,6 @@ Tensor tiled_attention_packed(const Tensor& qkv, const AttentionShape& a, const 
 
 }  // namespace
 
-AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key) {
-  for (AttentionKernel k : {AttentionKernel::stored, AttentionKernel::tiled, AttentionKernel::automatic})
-    if (name == attention_kernel_name(k)) return k;
-  throw ConfigError(key + ": must be one of \"stored\", \"tiled\", \"auto\", got \"" + name + "\"");
-}
-
 // Measured by bench/bench_attention.cpp on 2 cores (bench/README.md, "Tiled attention"): at the
 // default models' rows (T 32 ... 1024, D 16 ... 64) the stored kernel is faster (tiled 0.5-0.9x:
 // backward recomputes Q K^T and the exponentials, and P still fits in cache); at T = S = 4096 the

@@ -15,9 +15,11 @@
 // log-sum-exp per query row for backward, which recomputes each tile's probabilities from it.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
+#include "autograd/names.h"
 #include "autograd/tensor.h"
 
 namespace sf {
@@ -46,18 +48,10 @@ enum class AttentionKernel {
   tiled,      // online softmax over tiles, one log-sum-exp per row kept: memory O(T) per head
   automatic,  // attention_kernel_for(T, S, D): whichever was measured faster for the shape
 };
-// "stored" / "tiled" / "auto"
-constexpr const char* attention_kernel_name(AttentionKernel kernel) {
-  switch (kernel) {
-    case AttentionKernel::stored: return "stored";
-    case AttentionKernel::tiled: return "tiled";
-    case AttentionKernel::automatic: return "auto";
-  }
-  return "?";
-}
-// The inverse of attention_kernel_name; anything else throws ConfigError naming `key` and the
-// valid names.
-AttentionKernel parse_attention_kernel(const std::string& name, const std::string& key = "attention");
+// The kernels' names, as model.attention and bench_attention take them (names.h).
+inline constexpr std::array<Named<AttentionKernel>, 3> kAttentionKernels = {
+    {{"stored", AttentionKernel::stored}, {"tiled", AttentionKernel::tiled}, {"auto", AttentionKernel::automatic}}};
+constexpr const char* attention_kernel_name(AttentionKernel kernel) { return name_of(kAttentionKernels, kernel); }
 // The kernel `automatic` runs for T queries, S keys and head size D (the rule and its
 // measurements: bench/README.md, "Tiled attention").
 AttentionKernel attention_kernel_for(int64_t T, int64_t S, int64_t D);

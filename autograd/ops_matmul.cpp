@@ -298,8 +298,12 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
       for (int64_t r0 = first; r0 < end; r0 += kPanelRows) {
         const int64_t r1 = std::min(end, r0 + kPanelRows), n = r1 - r0;
         const T* d = dy_rows(r0, r1);
-        kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1), dw_c,
-                            in);  // dW += dy^T x
+        // dW += dy^T x; with AVX2 tiles on a copy of both (small_gemm_packed_a), the same bits
+        if constexpr (kWideTiles)
+          kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1), dw_c, in);
+        else
+          kernels::small_gemm_packed_a(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1),
+                                       dw_c, in);
         fresh = false;
         if (db_c)
           for (int64_t r = 0; r < n; ++r)

@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   init_threads_from_env();
   if (argc == 5 && std::string(argv[1]) == "--child")
-    return child(argv[2], parse_attention_kernel(argv[3]), std::atoll(argv[4]));
+    return child(argv[2], parse_named(kAttentionKernels, argv[3], "bench_attention --child"), std::atoll(argv[4]));
   std::printf("bench_attention: %d threads\n\n", num_threads());
   const bool only_short = argc == 2 && std::string(argv[1]) == "--short-rows";  // section 2 only
   if (!only_short) training_steps();

@@ -9,6 +9,9 @@
 //   4. The linear products of bench_gpt's small shape (M = 2048 rows) with warm operands, against
 //      this CPU's own FMA rate: small_gemm (the direct kernel) and OpenBLAS on one thread, then
 //      split over the pool (every thread). Issue 23's limit is measured on the same products.
+//   5. The weight gradients as a training step makes them: dW += dy^T x over one panel of 256 rows
+//      (linear's panel backward), on one core: small_gemm reading dy^T in place, the AVX2 build's
+//      small_gemm_packed_a (both operands copied first), and OpenBLAS.
 //
 // Each measurement repeats for ~0.2 s and reports the best of 3 runs (the least disturbed by
 // other processes). Not run by the tests: `cmake --build build --target bench_ops` and run
@@ -20,6 +23,7 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <tuple>
 
 #include "app/startup.h"
 #include "autograd/cpu/small_gemm.h"
@@ -163,6 +167,33 @@ static void product_row(const char* name, int64_t M, int64_t K, int64_t N, bool 
   std::printf("  %-36s %10.1f %10.1f %12.1f %12.1f\n", shape, ours_1, blas_1, ours_p, blas_p);
 }
 
+// dW (M = out, N = in) += dy^T x over one panel of K = 256 rows, beta 1, on this thread: GFLOP/s
+// of small_gemm (dy^T read in place), of small_gemm_packed_a where the build has it (tiles
+// narrower than AVX-512, which is where linear's backward uses it) and of OpenBLAS.
+static void weight_grad_panel_row(const char* name, int64_t out, int64_t in) {
+  constexpr int64_t K = 256;
+  Generator gen(5);
+  Tensor dy = Tensor::randn({K, out}, gen), x = Tensor::randn({K, in}, gen), dw = Tensor::zeros({out, in});
+  const float *D = dy.data<float>(), *X = x.data<float>();
+  float* W = dw.data<float>();
+  const double gflop = 2e-9 * static_cast<double>(out * in * K);
+  auto rate = [&](const std::function<void()>& f) { return gflop / (1e-9 * time_ns(f)); };
+  const double in_place = rate([&] { kernels::small_gemm<float>(out, in, K, 1.f, D, 1, out, X, in, 1.f, W, in); });
+#if !defined(__AVX512F__)
+  const double packed = rate([&] { kernels::small_gemm_packed_a<float>(out, in, K, 1.f, D, 1, out, X, in, 1.f, W, in); });
+#else
+  const double packed = 0;  // not in an AVX-512 build
+#endif
+  const double blas = rate([&] {
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(out), static_cast<int>(in), static_cast<int>(K),
+                1.f, D, static_cast<int>(out), X, static_cast<int>(in), 1.f, W, static_cast<int>(in));
+  });
+  char shape[64];
+  std::snprintf(shape, sizeof shape, "%s M%lld N%lld K%lld", name, static_cast<long long>(out),
+                static_cast<long long>(in), static_cast<long long>(K));
+  std::printf("  %-36s %10.1f %10.1f %10.1f\n", shape, in_place, packed, blas);
+}
+
 int main(int, char** argv) {
   sf::start_program(argv);  // first: the BLAS kernels for this CPU (app/startup.h)
   init_threads_from_env();
@@ -203,5 +234,12 @@ int main(int, char** argv) {
   product_row("fc proj input grad", 2048, 128, 512, false);
   product_row("fc weight grad", 512, 2048, 128, true);
   product_row("fc proj weight grad", 128, 2048, 512, true);
+
+  std::printf("\nweight gradients over one 256-row panel (linear's backward), one core, GFLOP/s%s:\n",
+              xsimd::batch<float>::size >= 16 ? " (packed_a: AVX2 builds only)" : "");
+  std::printf("  %-36s %10s %10s %10s\n", "product", "in place", "packed_a", "BLAS 1T");
+  for (auto [name, out, in] : {std::tuple{"small qkv", 384, 128}, {"small fc", 512, 128}, {"small fc proj", 128, 512},
+                               {"medium fc", 1536, 384}, {"medium fc proj", 384, 1536}})
+    weight_grad_panel_row(name, out, in);
   return 0;
 }

@@ -118,7 +118,8 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   show(out, tr(out, "scores / 2 with the future set to -inf", "分数 / 2，未来位置置为 -inf"), masked, 3);
   show(out, tr(out, "weights", "权重"), P, 4);
   heat_map(out, P.to_vector(), 3, 3, kTokens, kTokens);
-  draw_attention(out, "05_causal.png", attention_maps_of(P.to_vector(), 1, kTokens, kTokens), 0, "causal attention");
+  draw_attention(out, "attention_causal.png", attention_maps_of(P.to_vector(), 1, kTokens, kTokens), 0,
+                 "causal attention");
   r.causal_weights = P.to_vector();
   out << tr(out, "row 苹果 sees every key, so it is the example's weights again: ",
             "“苹果”这一行能看到所有键，所以又得到例子里的权重：")

@@ -201,7 +201,7 @@ AttentionCostResult run_lesson_attention_cost(std::ostream& out, const Attention
   std::vector<double> p_mib, lin_mib;
   for (size_t i = 0; i < Ts.size(); ++i)
     p_mib.push_back(r.p_bytes[i] / 1048576), lin_mib.push_back(r.linear_bytes[i] / 1048576);
-  draw_gnuplot(out, "19_memory.png",
+  draw_gnuplot(out, "attention_cost_memory.png",
                curves_plot("memory kept for backward, one layer, C = " + std::to_string(o.n_embd), "T", "MiB", Ts,
                            {{"attention probabilities P", p_mib}, {"linear layers' inputs", lin_mib}}, true, true));
 
@@ -228,7 +228,7 @@ AttentionCostResult run_lesson_attention_cost(std::ostream& out, const Attention
     out << tr(out, "attention stayed below the linear layers at every T measured\n",
               "在测过的每个 T 上，注意力都比线性层快\n");
   draw_gnuplot(
-      out, "19_time.png",
+      out, "attention_cost_time.png",
       curves_plot("forward + backward of one layer, C = " + std::to_string(o.n_embd) + ", measured", "T", "ms", Ts,
                   {{"causal attention (sf::attention)", r.attention_ms}, {"linear layers", r.linear_ms}}, true, true));
   recomputation(out, o, r);

@@ -394,12 +394,12 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
           << signed_fmt(r.val_loss_per_seed[s][k] - r.val_loss_per_seed[s - 1][k], 2);
     out << "\n";
   }
-  draw_gnuplot(out, "14_build_gpt" + suffix + ".png", stages_plot(r));
+  draw_gnuplot(out, "build_gpt_stages" + suffix + ".png", stages_plot(r));
   std::vector<std::string> names;
   for (int s = 0; s < kStages; ++s)
     names.push_back(std::to_string(s + 1) + ". " + stage_title(static_cast<Stage>(s), Lang::en));
   draw_gnuplot(
-      out, "14_build_gpt_curves" + suffix + ".png",
+      out, "build_gpt_curves" + suffix + ".png",
       loss_curves_plot("training loss per stage, " + r.corpus, names, r.curves, std::max<int64_t>(1, opt.steps / 30)));
   if (suffix.empty()) draw_gpt_stack(out, "gpt_stack.png", r.vocab_size);  // the default model and GPT-2 small
 
@@ -426,7 +426,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
         << opt.seeds[0] << tr(out, "):", "）：") << "\n"
         << r.depth_sample << "\n";
     const std::vector<std::string> depth_names = {"1 block", std::to_string(opt.n_layer) + " blocks"};
-    draw_gnuplot(out, "14_build_gpt_depth" + suffix + ".png",
+    draw_gnuplot(out, "build_gpt_depth" + suffix + ".png",
                  loss_curves_plot("one block against " + std::to_string(opt.n_layer) + " blocks, " + r.corpus,
                                   depth_names, r.depth_curves, std::max<int64_t>(1, steps / 30)));
   }

@@ -180,7 +180,7 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
     for (int64_t b = 0; b < L / 8; ++b) c.y.push_back(mean_of(t.per_position[i], b * 8, b * 8 + 8));
     curves.push_back(c);
   }
-  draw_gnuplot(out, "24_extrapolation.png",
+  draw_gnuplot(out, "extrapolation_loss.png",
                curves_plot("loss per position, trained on windows of " + std::to_string(T) + " (mean of 8 positions)",
                            "position", "val loss (nats/char)", x, curves, false, false));
 

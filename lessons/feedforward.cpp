@@ -68,7 +68,7 @@ FeedForwardResult run_lesson_feedforward(std::ostream& out) {
             "GELU 会放过一点负信号（最小值约为 -0.17，在 x = -0.75 处），\n"
             "而且斜率变化平滑；ReLU 的斜率从 0 跳到 1，就在 x = 0 处。\n");
 
-  draw_gnuplot(out, "08_activations.png", activation_plot());
+  draw_gnuplot(out, "feedforward_activations.png", activation_plot());
 
   heading(out, 2, "How close is the tanh approximation?", "tanh 近似有多准？");
   Tensor grid = Tensor::from_vector(

@@ -181,7 +181,7 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
   heading(out, 4, "The 8 heads of layer 0 over a line", "8 个头（第 0 层）在一行文字上的注意力");
   out << tr(out, "prompt: ", "提示：") << "\"" << o.prompt << "\"" << tr(out, ", the model of seed ", "，种子 ")
       << o.seeds[0] << tr(out, "\n", " 的模型\n");
-  draw_attention(out, "25_heads_layer0.png", t.widest_maps, 0, "8 heads");  // the picture adds ", layer 0"
+  draw_attention(out, "heads_layer0.png", t.widest_maps, 0, "8 heads");  // the picture adds ", layer 0"
   out << tr(out, "its layer-0 heads at or over a threshold (layer.head):\n", "它第 0 层达到阈值的头（层.头）：\n")
       << heads_over_thresholds(out, t.scores.back()[0], t.even, 0);
   r.prompt_length = t.widest_maps.length();

@@ -253,7 +253,7 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   out << tr(out, "prompt: ", "提示：") << token_label(kPrompt) << tr(out, " (", "（") << r.prompt_maps.length()
       << tr(out, " characters), the model of seed ", " 个字符），种子 ") << opt.seeds[0] << tr(out, "\n", " 的模型\n");
   for (int64_t l = 0; l < r.prompt_maps.layers(); ++l) {
-    draw_attention(out, "15_default_layer" + std::to_string(l) + ".png", r.prompt_maps, l, "default model");
+    draw_attention(out, "inside_default_layer" + std::to_string(l) + ".png", r.prompt_maps, l, "default model");
     out << tr(out, "layer ", "第 ") << l << tr(out, "'s heads at or over a threshold:\n", " 层达到阈值的头：\n")
         << heads_over_thresholds(out, r.scores[0], r.even, l);
   }
@@ -262,7 +262,7 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
   out << tr(out, "the model of seed ", "种子 ") << opt.seeds[0] << tr(out, " over ", " 的模型，看 ") << r.block_size / 2
       << tr(out, " random characters repeated once; layer ", " 个随机字符再重复一遍；第 ") << r.induction_layer
       << tr(out, " holds its highest induction score\n", " 层有它最高的归纳分数\n");
-  draw_attention(out, "15_induction.png", r.induction_maps, r.induction_layer,
+  draw_attention(out, "inside_induction.png", r.induction_maps, r.induction_layer,
                  "default model, repeated random characters");
 
   heading(out, 5, "Cross-attention of the reverse model", "反转模型的交叉注意力");
@@ -278,7 +278,7 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
       << tr(out, " output tokens over ", " 个输出词元对 ") << r.cross.first.key_length()
       << tr(out, " source tokens\n", " 个源词元\n");
   for (int64_t l = 0; l < r.cross.first.layers(); ++l)
-    draw_attention(out, "15_reverse_layer" + std::to_string(l) + ".png", r.cross.first, l,
+    draw_attention(out, "inside_reverse_layer" + std::to_string(l) + ".png", r.cross.first, l,
                    "reverse model, cross-attention");
   return r;
 }

@@ -85,7 +85,7 @@ MultiHeadResult run_lesson_multihead(std::ostream& out) {
     Tensor w = reshape(slice(weights, 1, h, h + 1), {T * T});
     heat_map(out, w.to_vector(), T, T, kSentence, kSentence);
   }
-  draw_attention(out, "06_heads.png", attention_maps_of(r.weights, H, kSentence, kSentence), 0,
+  draw_attention(out, "multihead_weights.png", attention_maps_of(r.weights, H, kSentence, kSentence), 0,
                  "4 heads, random weights");
   out << tr(out,
             "each row sums to 1; the heads differ because each has its own slice of Wq, Wk, Wv\n"

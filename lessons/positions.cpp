@@ -46,7 +46,7 @@ PositionsResult run_lesson_positions(std::ostream& out) {
   out << tr(out, "frequencies w_i = 10000^(-2i/C) = ", "频率 w_i = 10000^(-2i/C) = ") << fmt_vec(freqs, 4) << "\n";
   show(out, tr(out, "PE (rows: positions 0..7)", "PE（每行一个位置：0..7）"), PE, 3);
   r.pe_row1 = slice(PE, 0, 1, 2).to_vector();
-  draw_gnuplot(out, "04_sinusoids.png", sinusoid_plot(), 700, 620);
+  draw_gnuplot(out, "positions_sinusoids.png", sinusoid_plot(), 700, 620);
 
   heading(out, 2, "PE(p + k) is a fixed rotation of PE(p)", "PE(p + k) 是 PE(p) 的一个固定旋转");
   // [excerpt: shift]

@@ -128,10 +128,10 @@ ScalingResult run_lesson_scaling(std::ostream& out) {
   out << fmt(lo, 3) << " - " << fmt(hi, 3) << tr(out, ".\n", " 之间。\n");
   std::vector<double> x(r.d_k.begin(), r.d_k.end());
   draw_gnuplot(
-      out, "20_saturation.png",
+      out, "scaling_saturation.png",
       curves_plot("softmax over 64 random keys: the largest weight", "d_k", "largest weight (mean over queries)", x,
                   {{"q.k (no scale)", r.max_weight}, {"q.k / sqrt(d_k)", r.scaled_max_weight}}, true, false));
-  draw_gnuplot(out, "20_gradient.png",
+  draw_gnuplot(out, "scaling_gradient.png",
                curves_plot("gradient norm through softmax", "d_k", "|d loss / d scores| (mean over queries)", x,
                            {{"q.k (no scale)", r.grad_norm}, {"q.k / sqrt(d_k)", r.scaled_grad_norm}}, true, true));
 

@@ -95,7 +95,7 @@ TrainingResult run_lesson_training(std::ostream& out) {
             "学习率预热让最初几次更新保持很小，因为这时 Adam 的二阶矩估计还只是噪声；\n"
             "衰减则让模型在最后稳稳落进一个极小值。\n");
 
-  draw_gnuplot(out, "12_schedules.png", schedules_plot(cosine, linear, noam), 1100, 460);
+  draw_gnuplot(out, "training_schedules.png", schedules_plot(cosine, linear, noam), 1100, 460);
 
   heading(out, 2, "Gradient clipping on a real spike", "在一次真实的梯度尖峰上做梯度裁剪");
   // [excerpt: spike]

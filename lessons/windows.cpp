@@ -154,7 +154,7 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
   out << "\n";
   std::vector<double> x;
   for (int64_t w : o.windows) x.push_back(static_cast<double>(w > 0 ? w : T));
-  draw_gnuplot(out, "22_windows.png",
+  draw_gnuplot(out, "windows_loss.png",
                curves_plot("val loss against the attention window (full = " + std::to_string(T) + ")", "window (keys)",
                            "val loss (nats/char)", x, {{"val loss", t.val_loss}}, true, false));
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "autograd/errors.h"
+#include "autograd/names.h"
 #include "nn/heads.h"
-#include "nn/names.h"
 
 namespace sf {
 
@@ -44,9 +44,7 @@ void validate(const BlockConfig& c, const char* width) {
   require(c.rope_base > 0, "rope_base must be positive");
 }
 
-NormPlacement parse_norm(const std::string& name) { return parse_named(kNorms, name, "norm"); }
 const char* norm_name(NormPlacement norm) { return name_of(kNorms, norm); }
-std::vector<std::string> norm_names() { return names_of(kNorms); }
 
 // A block validates its whole config when it is built (lessons build blocks directly), then keeps
 // the window it needs at forward time.

@@ -13,20 +13,18 @@
 // Legend: B batch, T time, S memory length, C channels, H heads, D head size.
 #pragma once
 #include <array>
+#include "autograd/names.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
-#include "nn/names.h"
 
 namespace sf {
 
 // Where a block's LayerNorms sit: "pre" (x + f(LN(x)), GPT-2) or "post" (LN(x + f(x)), Vaswani
-// et al.). Parsed from norm_names() (names.h); anything else is a ConfigError listing them.
+// et al.). The config reads model.norm through kNorms (train/options.h).
 enum class NormPlacement { pre, post };
 inline constexpr std::array<Named<NormPlacement>, 2> kNorms = {
     {{"pre", NormPlacement::pre}, {"post", NormPlacement::post}}};
-NormPlacement parse_norm(const std::string& name);
 const char* norm_name(NormPlacement norm);
-std::vector<std::string> norm_names();
 
 // Throws ConfigError("model: " + message) unless ok: the one form of a model config's checks.
 void require(bool ok, const std::string& message);

@@ -6,13 +6,11 @@
 #include <vector>
 
 #include "autograd/errors.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 
-InitScheme parse_init(const std::string& name) { return parse_named(kInits, name, "init"); }
 const char* init_name(InitScheme scheme) { return name_of(kInits, scheme); }
-std::vector<std::string> init_names() { return names_of(kInits); }
 
 static bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

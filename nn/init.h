@@ -12,19 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "autograd/names.h"
 #include "autograd/torch_generator.h"
 #include "nn/module.h"
-#include "nn/names.h"
 
 namespace sf {
 
 enum class InitScheme { gpt2, xavier };
 inline constexpr std::array<Named<InitScheme>, 2> kInits = {
     {{"gpt2", InitScheme::gpt2}, {"xavier", InitScheme::xavier}}};
-// "gpt2" | "xavier" (init_names()); anything else is a ConfigError listing them.
-InitScheme parse_init(const std::string& name);
+// The config reads model.init through kInits (train/options.h).
 const char* init_name(InitScheme scheme);
-std::vector<std::string> init_names();
 
 // Re-initialises every parameter of `model` in place, in named_parameters() order, drawing from
 // `gen`. n_layer is L in the GPT-2 residual scaling (the number of blocks in the stack).

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "autograd/errors.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 
@@ -93,9 +93,7 @@ std::string LayerNorm::extra_repr() const {
 }
 
 // ---- activations ----
-Activation parse_activation(const std::string& name) { return parse_named(kActivations, name, "activation"); }
 const char* activation_name(Activation a) { return name_of(kActivations, a); }
-std::vector<std::string> activation_names() { return names_of(kActivations); }
 
 Tensor activate(const Tensor& x, Activation a) {
   switch (a) {

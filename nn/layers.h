@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "autograd/int_tensor.h"
+#include "autograd/names.h"
 #include "autograd/ops.h"
 #include "nn/module.h"
-#include "nn/names.h"
 
 namespace sf {
 
@@ -72,10 +72,8 @@ class LayerNorm : public Module {
 enum class Activation { gelu, gelu_tanh, relu };
 inline constexpr std::array<Named<Activation>, 3> kActivations = {
     {{"gelu", Activation::gelu}, {"gelu_tanh", Activation::gelu_tanh}, {"relu", Activation::relu}}};
-// "gelu" | "gelu_tanh" | "relu" (activation_names()); anything else is a ConfigError listing them.
-Activation parse_activation(const std::string& name);
+// The config reads model.activation through kActivations (train/options.h).
 const char* activation_name(Activation a);
-std::vector<std::string> activation_names();
 Tensor activate(const Tensor& x, Activation a);
 
 // The position-wise feed-forward network, nanoGPT's MLP:

@@ -8,13 +8,11 @@
 
 #include "autograd/errors.h"
 #include "autograd/graph.h"
-#include "nn/names.h"
+#include "autograd/names.h"
 
 namespace sf {
 
-PosEncoding parse_pos_encoding(const std::string& name) { return parse_named(kPosEncodings, name, "pos_encoding"); }
 const char* pos_encoding_name(PosEncoding p) { return name_of(kPosEncodings, p); }
-std::vector<std::string> pos_encoding_names() { return names_of(kPosEncodings); }
 
 // ---- sinusoidal ----
 Tensor sinusoidal_table(int64_t T, int64_t C, int64_t offset, DType dtype) {

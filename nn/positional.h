@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/names.h"
 #include "autograd/tensor.h"
-#include "nn/names.h"
 
 namespace sf {
 
@@ -25,10 +25,8 @@ inline constexpr std::array<Named<PosEncoding>, 5> kPosEncodings = {{{"learned",
                                                                      {"rope", PosEncoding::rope},
                                                                      {"alibi", PosEncoding::alibi},
                                                                      {"none", PosEncoding::none}}};
-// Parses the names of pos_encoding_names() (names.h); anything else is a ConfigError listing them.
-PosEncoding parse_pos_encoding(const std::string& name);
+// The config reads model.pos_encoding through kPosEncodings (train/options.h).
 const char* pos_encoding_name(PosEncoding p);
-std::vector<std::string> pos_encoding_names();
 
 // PE (T, C) for positions offset .. offset+T-1:
 //   PE[p, 2i] = sin(p / 10000^(2i/C)),  PE[p, 2i+1] = cos(p / 10000^(2i/C)).

@@ -1,7 +1,8 @@
 // options.h: the options a config names with a string (model.type and the model's layer options,
 // data.dataset, data.tokenizer, optim.name, optim.decay, schedule.name, train.rng,
 // precision.dtype), each with one table of
-// names beside the enum it stands for (nn/names.h's Named, as the model's layer options have).
+// names beside the enum it stands for (autograd/names.h's Named, as the model's layer options and
+// the attention kernels have).
 // The config holds the enums: reading a config turns each name into its value (an unknown name is
 // an error naming the key and the valid names), writing one turns it back, so run folders keep
 // the names and nothing past the config compares a string. Adding an optimizer is its class, one
@@ -11,13 +12,13 @@
 #include <array>
 
 #include "autograd/cpu/lowp.h"
+#include "autograd/names.h"
+#include "autograd/ops_attention.h"
 #include "data/seq2seq_tasks.h"
 #include "data/text_dataset.h"
-#include "autograd/ops_attention.h"
 #include "nn/blocks.h"
 #include "nn/init.h"
 #include "nn/layers.h"
-#include "nn/names.h"
 #include "nn/positional.h"
 #include "optim/schedule.h"
 
@@ -67,12 +68,6 @@ inline constexpr std::array<Named<RngKind>, 2> kRngNames = {{{"xoshiro", RngKind
 inline constexpr std::array<Named<Precision>, 3> kPrecisionNames = {
     {{"fp32", Precision::fp32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
 
-// model.attention: the kernel names are autograd's (attention_kernel_name), the table is here.
-inline constexpr std::array<Named<AttentionKernel>, 3> kAttentionKernelNames = {
-    {{attention_kernel_name(AttentionKernel::stored), AttentionKernel::stored},
-     {attention_kernel_name(AttentionKernel::tiled), AttentionKernel::tiled},
-     {attention_kernel_name(AttentionKernel::automatic), AttentionKernel::automatic}}};
-
 // Each option's table, found from its type: config.cpp reads, writes and documents every enum
 // field through these.
 inline constexpr const auto& names_table(ModelType) { return kModelTypeNames; }
@@ -87,7 +82,7 @@ inline constexpr const auto& names_table(Activation) { return kActivations; }  /
 inline constexpr const auto& names_table(PosEncoding) { return kPosEncodings; }
 inline constexpr const auto& names_table(NormPlacement) { return kNorms; }
 inline constexpr const auto& names_table(InitScheme) { return kInits; }
-inline constexpr const auto& names_table(AttentionKernel) { return kAttentionKernelNames; }
+inline constexpr const auto& names_table(AttentionKernel) { return kAttentionKernels; }  // autograd's
 
 // An option's name as the config writes it: option_name(Dataset::shakespeare) is "shakespeare".
 template <class E>

@@ -8,6 +8,7 @@
 #include "autograd/cpu/small_gemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -267,6 +268,61 @@ void small_gemm_prepacked(int64_t M, int64_t N, int64_t K, T alpha, const T* A, 
     multiply_block(M, n0, std::min(N, n0 + per_block), K, alpha, A, rsa, csa, panels + n0 * K, beta, C, ldc, bias);
 }
 
+// Compiled where the tiles are narrower than AVX-512 only: its callers (linear's weight gradient)
+// use it only there, and an AVX-512 build's object code stays as it was without it (inlining
+// choices elsewhere in this file could otherwise change, and with them where GCC fuses the scalar
+// column tail's multiply-adds).
+#if !defined(__AVX512F__)
+// Both operands copied: B block by block into panels (as small_gemm_packed), and for each row
+// panel of C its R rows of op(A) into a (K, R) strip, k's R values side by side. Read in place, a
+// row panel of A^T (a weight gradient's dy^T) is K cache lines ldA apart; with ldA a multiple of
+// 512 bytes they fall into a few of the L1 cache's sets, so every tile of the row panel fetches
+// them again from L2. Copied, the strip is K * R contiguous values, read by all of the row
+// panel's tiles from L1. Each element of C is still the same tile's sum in the same order: the
+// same bits as small_gemm.
+template <class T>
+void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                         int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
+  constexpr int64_t P = kPanelWidth<T>;
+  const int64_t whole = N / P * P;  // columns in whole panels; the rest in place, on the same code as small_gemm
+  if (whole < N)
+    small_gemm_in_place(M, N - whole, K, alpha, A, rsa, csa, B + whole, ldb, beta, C + whole, ldc,
+                        bias ? bias + whole : nullptr);
+  if (whole == 0) return;
+  const int64_t per_block = block_columns<T>(K);
+  thread_local std::vector<T> panels, strips;  // the calling thread's; kept between calls
+  panels.resize(static_cast<size_t>(K * std::min(per_block, whole)));
+  strips.resize(static_cast<size_t>(K * M));
+  // op(A)'s rows in strips: the strip of the row panel at m holds its R rows as (K, R) at strips + m K
+  for_row_panels(M, [&](auto rows, int64_t m) {
+    constexpr int R = decltype(rows)::value;
+    const T* a = A + m * rsa;
+    T* s = strips.data() + m * K;
+    if (rsa == 1)  // rows of A^T: R adjacent values for each k, a fixed-size copy (a move or two)
+      for (int64_t k = 0; k < K; ++k) std::memcpy(s + k * R, a + k * csa, sizeof(T) * R);
+    else
+      for (int64_t k = 0; k < K; ++k)
+        for (int r = 0; r < R; ++r) s[k * R + r] = a[k * csa + r * rsa];
+  });
+  for (int64_t n0 = 0; n0 < whole; n0 += per_block) {
+    const int64_t n1 = std::min(whole, n0 + per_block);
+    for (int64_t j = n0; j < n1; j += P) {  // whole panels: P values a row, a fixed-length copy
+      T* panel = panels.data() + (j - n0) * K;
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t e = 0; e < P; ++e) panel[k * P + e] = B[k * ldb + j + e];
+    }
+    // One panel of B (K x P, in L1) against every strip of op(A) (from L2) in turn.
+    for (int64_t j = n0; j < n1; j += P)
+      for_row_panels(M, [&](auto rows, int64_t m) {
+        constexpr int R = decltype(rows)::value;
+        const T* next = m + R + kTileRows <= M ? C + (m + R) * ldc + j : nullptr;
+        row_panel<R>(P, K, alpha, strips.data() + m * K, int64_t(1), int64_t(R), panels.data() + (j - n0) * K, P,
+                     beta, C + m * ldc + j, ldc, bias ? bias + j : nullptr, next);
+      });
+  }
+}
+#endif
+
 template <class T>
 void small_gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B, int64_t ldb,
                 T beta, T* C, int64_t ldc, const T* bias) {
@@ -361,5 +417,11 @@ void transpose_block(int64_t rows, int64_t cols, const T* src, int64_t ld, T* ds
 SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)
 #undef SF_SMALL_GEMM
+#if !defined(__AVX512F__)
+template void small_gemm_packed_a<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,
+                                         const float*, int64_t, float, float*, int64_t, const float*);
+template void small_gemm_packed_a<double>(int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
+                                          const double*, int64_t, double, double*, int64_t, const double*);
+#endif
 
 }  // namespace sf::kernels

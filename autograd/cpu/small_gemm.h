@@ -43,6 +43,13 @@ template <class T>
 void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
                        int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
 
+// Packed as small_gemm_packed, and op(A) too: each row panel's rows of op(A) copied into a
+// contiguous strip first (for A^T read down its columns: a weight gradient's dy^T). Same bits.
+// Defined only in builds whose tiles are narrower than AVX-512 (the AVX2 build's linear dW).
+template <class T>
+void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t csa, const T* B,
+                         int64_t ldb, T beta, T* C, int64_t ldc, const T* bias = nullptr);
+
 // B packed once for many products (a linear layer's W^T, made straight in this layout, or W for
 // the backward's dx over all of dy's row panels): panel p holds columns [p P, p P + w) of B as a
 // (K, w) matrix with rows w apart, w = min(P, N - p P), the panels one after the other, so column

@@ -813,46 +813,49 @@ namespace {
 enum class DrawSlip { temperature_ignored, top_k_plus_one, top_k_minus_one, top_k_ignored, top_p_short, top_p_ignored };
 }  // namespace
 
-// One draw as exercise 23 makes it, with one slip: to recognise a sampler that makes it.
-static int64_t draw_with(const std::vector<double>& z, SamplingConfig s, Generator& gen, DrawSlip slip) {
-  if (slip == DrawSlip::temperature_ignored && s.temperature > 0) s.temperature = 1.0;
-  if (slip == DrawSlip::top_k_plus_one && s.top_k > 0) s.top_k += 1;
-  if (slip == DrawSlip::top_k_minus_one && s.top_k > 1) s.top_k -= 1;
-  if (slip == DrawSlip::top_k_ignored) s.top_k = 0;
-  if (slip == DrawSlip::top_p_ignored) s.top_p = 1.0;
-  if (s.temperature <= 0) return std::max_element(z.begin(), z.end()) - z.begin();
-  std::vector<int64_t> order(z.size());
-  for (size_t i = 0; i < z.size(); ++i) order[i] = static_cast<int64_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return z[a] > z[b]; });
-  size_t keep = s.top_k > 0 ? std::min(order.size(), static_cast<size_t>(s.top_k)) : order.size();
-  std::vector<double> p(keep);
-  double total = 0;
-  for (size_t i = 0; i < keep; ++i) total += (p[i] = std::exp((z[order[i]] - z[order[0]]) / s.temperature));
-  if (s.top_p < 1.0) {
-    double mass = 0;
-    size_t n = 0;
-    if (slip == DrawSlip::top_p_short)  // stops before the token that carries the mass past top_p
-      while (n < keep && mass + p[n] < s.top_p * total) mass += p[n++];
-    else
-      while (n < keep && mass < s.top_p * total) mass += p[n++];
-    keep = std::max<size_t>(n, 1);
-    total = 0;
-    for (size_t i = 0; i < keep; ++i) total += p[i];
-  }
-  double r = gen.uniform() * total;
-  for (size_t i = 0; i < keep; ++i) {
-    r -= p[i];
-    if (r < 0) return order[i];
-  }
-  return order[keep - 1];
-}
-
-static std::string compare_draws(const SamplingConfig& s, uint64_t seed) {
-  std::vector<double> z = sample_logits(seed);
+static SampleOptions options_of(const SamplingConfig& s) {
   SampleOptions o;
   o.temperature = s.temperature;
   o.top_k = s.top_k;
   o.top_p = s.top_p;
+  return o;
+}
+
+// How many tokens top_p keeps when it stops before the token that carries the mass past top_p:
+// the longest prefix whose mass stays below top_p of the total (at least one token).
+static int64_t top_p_kept_short(const std::vector<double>& z, const SampleOptions& o) {
+  std::vector<int64_t> order(z.size());
+  for (size_t i = 0; i < z.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return z[a] > z[b]; });
+  const size_t keep = o.top_k > 0 ? std::min(order.size(), static_cast<size_t>(o.top_k)) : order.size();
+  std::vector<double> p(keep);
+  double total = 0;
+  for (size_t i = 0; i < keep; ++i) total += (p[i] = std::exp((z[order[i]] - z[order[0]]) / o.temperature));
+  double mass = 0;
+  size_t n = 0;
+  while (n < keep && mass + p[n] < o.top_p * total) mass += p[n++];
+  return static_cast<int64_t>(std::max<size_t>(n, 1));
+}
+
+// One draw as exercise 23 makes it, with one slip: to recognise a sampler that makes it. Each slip
+// is a change of the options nn's sampler draws with (top_p_short: top_k cut to what it keeps).
+static int64_t draw_with(const std::vector<double>& z, const SamplingConfig& s, Generator& gen, DrawSlip slip) {
+  SampleOptions o = options_of(s);
+  if (slip == DrawSlip::temperature_ignored && o.temperature > 0) o.temperature = 1.0;
+  if (slip == DrawSlip::top_k_plus_one && o.top_k > 0) o.top_k += 1;
+  if (slip == DrawSlip::top_k_minus_one && o.top_k > 1) o.top_k -= 1;
+  if (slip == DrawSlip::top_k_ignored) o.top_k = 0;
+  if (slip == DrawSlip::top_p_ignored) o.top_p = 1.0;
+  if (slip == DrawSlip::top_p_short && o.temperature > 0 && o.top_p < 1.0) {
+    o.top_k = top_p_kept_short(z, o);
+    o.top_p = 1.0;
+  }
+  return sample_from_logits(z.data(), static_cast<int64_t>(z.size()), o, gen);
+}
+
+static std::string compare_draws(const SamplingConfig& s, uint64_t seed) {
+  std::vector<double> z = sample_logits(seed);
+  const SampleOptions o = options_of(s);
   Generator a(seed), b(seed);
   std::vector<int64_t> want, got;
   for (int i = 0; i < 200; ++i) {

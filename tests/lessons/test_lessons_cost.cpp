@@ -41,7 +41,7 @@ TEST_CASE("lesson 20: the articles' entry counts, the crossings, and P's size as
     CHECK(r.attention_ms[i] > 0);
     CHECK(r.linear_ms[i] > 0);
   }
-  CHECK(out.str().find("picture: images/19_time.png") != std::string::npos);
+  CHECK(out.str().find("picture: images/attention_cost_time.png") != std::string::npos);
 }
 
 TEST_CASE("lesson 6: without 1/sqrt(d_k) the softmax saturates, with it nothing depends on d_k") {

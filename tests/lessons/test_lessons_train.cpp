@@ -171,6 +171,6 @@ TEST_CASE("lesson 14 runs on the Tang poems too (SF_LESSON_CORPUS=tang)") {
   BuildGptResult r = run_lesson_build_gpt(out, o);
   CHECK(r.params == r.formula);
   CHECK(r.params[0] == static_cast<int64_t>(d.tokenizer->vocab_size()) * d.tokenizer->vocab_size());
-  CHECK(out.str().find("images/14_build_gpt_tang.png") != std::string::npos);
+  CHECK(out.str().find("images/build_gpt_stages_tang.png") != std::string::npos);
   CHECK_THROWS_WITH_AS(load_stage_data("klingon"), doctest::Contains("valid: shakespeare, tang"), sf::Error);
 }

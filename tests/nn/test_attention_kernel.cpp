@@ -81,8 +81,3 @@ TEST_CASE("a GPT trains to the same losses with model.attention stored and tiled
   }
   CHECK(worst <= 1e-4 * scale);
 }
-
-TEST_CASE("model.attention: an unknown kernel name is one line naming the key") {
-  CHECK_THROWS_WITH_AS(parse_attention_kernel("flash", "model.attention"),  // where the config's name is parsed
-                       "model.attention: must be one of \"stored\", \"tiled\", \"auto\", got \"flash\"", ConfigError);
-}

@@ -85,7 +85,6 @@ TEST_CASE("FeedForward: hidden 4C by default, c_fc then c_proj") {
   CHECK(max_abs_diff(f.forward(x), expect) == 0.0);
   FeedForward r(8, 5, Activation::relu);
   CHECK(max_abs_diff(r.forward(x), r.c_proj.forward(relu(r.c_fc.forward(x)))) == 0.0);
-  CHECK_THROWS_AS(parse_activation("swish"), ConfigError);
 }
 
 TEST_CASE("sinusoidal table matches the formula") {
@@ -96,7 +95,6 @@ TEST_CASE("sinusoidal table matches the formula") {
       CHECK(pe.at({p, 2 * i}) == doctest::Approx(std::sin(angle)));
       CHECK(pe.at({p, 2 * i + 1}) == doctest::Approx(std::cos(angle)));
     }
-  CHECK_THROWS_AS(parse_pos_encoding("relative"), ConfigError);
 }
 
 TEST_CASE("rope: norm kept, q.k depends only on the distance") {

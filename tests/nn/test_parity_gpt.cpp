@@ -39,9 +39,9 @@ GPTConfig read_config(const std::string& path) {
   c.dropout = j.at("dropout");
   c.bias = j.at("bias");
   c.tied_head = j.at("tied_head");
-  c.pos_encoding = parse_pos_encoding(j.at("pos_encoding"));
-  c.norm = parse_norm(j.at("norm"));
-  c.activation = parse_activation(j.at("activation"));
+  c.pos_encoding = parse_named(kPosEncodings, j.at("pos_encoding"), "pos_encoding");
+  c.norm = parse_named(kNorms, j.at("norm"), "norm");
+  c.activation = parse_named(kActivations, j.at("activation"), "activation");
   c.ln_eps = j.at("ln_eps");
   c.scale_embeddings = j.value("scale_embeddings", false);
   return c;

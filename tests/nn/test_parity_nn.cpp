@@ -171,7 +171,7 @@ TEST_CASE("parity SelfAttentionBlock vs torch.nn.TransformerEncoderLayer (norm_f
     bc.n_head = c.config["n_head"];
     bc.d_ff = c.config["d_ff"];
     bc.norm = c.config["norm_first"] ? NormPlacement::pre : NormPlacement::post;
-    bc.activation = parse_activation(c.config["activation"]);
+    bc.activation = parse_named(kActivations, c.config["activation"], "activation");
     SelfAttentionBlock block(bc);
     load_state_dict(block, c.with_prefix("param."), file);
     Tensor x = input(c, "x");
@@ -190,7 +190,7 @@ TEST_CASE("parity DecoderBlock vs torch.nn.TransformerDecoderLayer (norm_first f
     bc.n_head = c.config["n_head"];
     bc.d_ff = c.config["d_ff"];
     bc.norm = c.config["norm_first"] ? NormPlacement::pre : NormPlacement::post;
-    bc.activation = parse_activation(c.config["activation"]);
+    bc.activation = parse_named(kActivations, c.config["activation"], "activation");
     DecoderBlock block(bc);
     load_state_dict(block, c.with_prefix("param."), file);
     Tensor x = input(c, "x"), memory = input(c, "memory");

@@ -307,7 +307,7 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
   fs::remove(bad);
 }
 
-TEST_CASE("compare_ln: the study numbers quoted by lesson prenorm (both texts) and README.zh.md are in the report") {
+TEST_CASE("compare_ln: the study numbers quoted by lesson prenorm (both texts) are in the report") {
   // Between <!-- study numbers --> and <!-- /study numbers -->, every number must occur in
   // lessons/prenorm_study.md, the report `scratchformer compare configs/compare_ln.json` wrote.
   std::string report = read_text("lessons/prenorm_study.md");
@@ -326,7 +326,7 @@ TEST_CASE("compare_ln: the study numbers quoted by lesson prenorm (both texts) a
     report_numbers.push_back(number);
     i = j;
   }
-  for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md", "README.zh.md"}) {
+  for (const char* doc : {"lessons/prenorm.md", "lessons/zh/prenorm.md"}) {
     CAPTURE(doc);
     std::string text = read_text(doc);
     // Every marked region (a text may quote the study in more than one place).

@@ -1,7 +1,8 @@
-// names.h: an option's one list of names, each with the enum value it stands for. The config
-// checks names against it (train/config.cpp) and turns them into the enums that nn's
-// configs hold (train/models.cpp); printing a model names its options with it. So a config
-// accepts exactly the names the model code knows, and a name is written in one place.
+// names.h: an option's one list of names, each with the enum value it stands for. Each table
+// sits beside its enum (the attention kernels in autograd, the layer options in nn, the rest in
+// train/options.h); the config checks names against it (train/config.cpp) and turns them into
+// the enums the model configs hold (train/models.cpp), and printing a model names its options
+// with it. So a config accepts exactly the names the code knows, and a name is written once.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -36,7 +37,7 @@ E parse_named(const std::array<Named<E>, N>& table, const std::string& name, con
 }
 
 template <class E, size_t N>
-const char* name_of(const std::array<Named<E>, N>& table, E value) {
+constexpr const char* name_of(const std::array<Named<E>, N>& table, E value) {
   for (const Named<E>& n : table)
     if (n.value == value) return n.name;
   return "?";
