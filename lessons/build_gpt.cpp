@@ -96,7 +96,7 @@ Tensor StageModel::forward(const IntTensor& idx) {
 static const char* stage_title(Stage s, Lang lang) {
   static const char* en[] = {"bigram table", "one attention head", "four heads", "+ feed-forward",
                              "+ residual",   "+ LayerNorm",        "N blocks"};
-  static const char* zh[] = {"二元组表", "一个注意力头", "四个头", "+ 前馈网络", "+ 残差", "+ 层归一化", "N 个块"};
+  static const char* zh[] = {"二元语法表", "一个注意力头", "四个头", "+ 前馈网络", "+ 残差", "+ 层归一化", "N 个块"};
   return (lang == Lang::zh ? zh : en)[static_cast<int>(s)];
 }
 
@@ -138,9 +138,10 @@ static std::string sample(StageModel& model, const data::Tokenizer& tok, int64_t
   return tok.decode(std::vector<int32_t>(ids.begin() + 1, ids.end()));
 }
 
-static std::string seed_list(const std::vector<double>& per_seed, int decimals) {
+// The seeds' values, separated by sep (", " in English, "，" in Chinese).
+static std::string seed_list(const std::vector<double>& per_seed, int decimals, const char* sep) {
   std::string s;
-  for (size_t i = 0; i < per_seed.size(); ++i) s += (i ? ", " : "") + fmt(per_seed[i], decimals);
+  for (size_t i = 0; i < per_seed.size(); ++i) s += (i ? sep : "") + fmt(per_seed[i], decimals);
   return s;
 }
 
@@ -347,7 +348,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
   const BuildGptResult& r = train_stages(opt);
   const std::string suffix = opt.corpus == "tang" ? "_tang" : "";
   std::string seeds;
-  for (size_t i = 0; i < opt.seeds.size(); ++i) seeds += (i ? ", " : "") + std::to_string(opt.seeds[i]);
+  for (size_t i = 0; i < opt.seeds.size(); ++i) seeds += (i ? tr(out, ", ", "，") : "") + std::to_string(opt.seeds[i]);
   heading(out, 1, "The text and the budget", "文本与训练预算");
   out << tr(out, "corpus: ", "语料：") << r.corpus << "\n"
       << tr(out, "characters in the vocabulary V = ", "词表中的字符数 V = ") << r.vocab_size << "\n"
@@ -355,7 +356,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
       << tr(out, "every stage: ", "每个阶段：") << opt.steps << tr(out, " steps of ", " 步，每步 ") << opt.batch_size
       << " x " << opt.block_size << tr(out, " characters, AdamW lr ", " 个字符，AdamW 学习率 ") << fmt_sci(opt.lr, 0)
       << tr(out, " (cosine to a tenth)\nsizes: C = ", "（余弦衰减到十分之一）\n尺寸：C = ") << opt.n_embd
-      << ", H = " << opt.n_head << ", N = " << opt.n_layer << "\n"
+      << tr(out, ", H = ", "，H = ") << opt.n_head << tr(out, ", N = ", "，N = ") << opt.n_layer << "\n"
       << tr(out, "seeds (initial weights and batches): ", "种子（初始权重和批次）：") << seeds
       << tr(out, "; a val loss below is their mean, each seed's in brackets\n",
             "；下面的验证损失是各种子的平均，括号里是每个种子的值\n")
@@ -369,8 +370,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     out << stage_explanation(stage, lang) << "\n"
         << tr(out, "parameters: ", "参数：") << r.params[i] << " = " << r.formula_text[i] << "\n"
         << tr(out, "val loss: ", "验证损失：") << fmt(r.val_loss[i], 2) << tr(out, " (", "（")
-        << seed_list(r.val_loss_per_seed[i], 2) << tr(out, ")\n", "）\n") << tr(out, "sample (seed ", "样本（种子 ")
-        << opt.seeds[0] << tr(out, "):", "）：") << "\n"
+        << seed_list(r.val_loss_per_seed[i], 2, tr(out, ", ", "，")) << tr(out, ")\n", "）\n")
+        << tr(out, "sample (seed ", "样本（种子 ") << opt.seeds[0] << tr(out, "):", "）：") << "\n"
         << r.samples[i] << "\n";
   }
   out << tr(out, "sf::GPT with the same sizes (untied head, no biases) has ",
@@ -381,7 +382,7 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
   for (int s = 0; s < kStages; ++s) {
     const size_t i = static_cast<size_t>(s);
     out << "  " << s + 1 << ". " << stage_title(static_cast<Stage>(s), lang) << tr(out, ": ", "：")
-        << fmt(r.val_loss[i], 2) << tr(out, " (", "（") << seed_list(r.val_loss_per_seed[i], 2)
+        << fmt(r.val_loss[i], 2) << tr(out, " (", "（") << seed_list(r.val_loss_per_seed[i], 2, tr(out, ", ", "，"))
         << tr(out, "), ", "），") << r.params[i] << tr(out, " parameters\n", " 个参数\n");
   }
   out << tr(out, "change from the stage before, seed by seed (negative: better):\n",
@@ -414,7 +415,8 @@ BuildGptResult run_lesson_build_gpt(std::ostream& out, const BuildGptOptions& op
     for (size_t m = 0; m < r.depth_layers.size(); ++m)
       out << "  " << r.depth_layers[m] << tr(out, r.depth_layers[m] == 1 ? " block: " : " blocks: ", " 个块：")
           << r.depth_params[m] << tr(out, " parameters, val loss ", " 个参数，验证损失 ") << fmt(r.depth_val_loss[m], 2)
-          << tr(out, " (", "（") << seed_list(r.depth_val_loss_per_seed[m], 2) << tr(out, ")\n", "）\n");
+          << tr(out, " (", "（") << seed_list(r.depth_val_loss_per_seed[m], 2, tr(out, ", ", "，"))
+          << tr(out, ")\n", "）\n");
     out << "  " << opt.n_layer << tr(out, " blocks against one, seed by seed:", " 个块减一个块，逐个种子：");
     for (size_t k = 0; k < opt.seeds.size(); ++k)
       out << (k == 0 ? tr(out, " ", "") : " ")

@@ -227,12 +227,13 @@ static void errata_heads(std::ostream& out, ErrataResult& r) {
   r.mha_params_768 = 4 * C * C;
   r.article_mha_params_768 = H * 3 * C * C + H * C * C;
   ac.d_model = C, ac.n_head = H;
-  out << "d_model 4, h 4:     " << tr(out, "head size ", "每头维度 ") << r.head_size << tr(out, ", weights ", "，权重 ")
-      << ours << tr(out, "; the article's scheme: head size 4, weights ", "；按文章的做法：每头 4 维，权重 ") << article
-      << "\n"
-      << "d_model 768, h 12: " << tr(out, "head size ", "每头维度 ") << C / H << tr(out, ", weights ", "，权重 ")
-      << MultiHeadAttention(ac).num_parameters() << tr(out, "; the article's scheme: ", "；按文章的做法：")
-      << r.article_mha_params_768 << " (" << r.article_mha_params_768 / r.mha_params_768 << "x)\n";
+  out << tr(out, "d_model 4, h 4:     ", "d_model 4，h 4：    ") << tr(out, "head size ", "每头维度 ") << r.head_size
+      << tr(out, ", weights ", "，权重 ") << ours
+      << tr(out, "; the article's scheme: head size 4, weights ", "；按文章的做法：每头 4 维，权重 ") << article << "\n"
+      << tr(out, "d_model 768, h 12: ", "d_model 768，h 12： ") << tr(out, "head size ", "每头维度 ") << C / H
+      << tr(out, ", weights ", "，权重 ") << MultiHeadAttention(ac).num_parameters()
+      << tr(out, "; the article's scheme: ", "；按文章的做法：") << r.article_mha_params_768 << tr(out, " (", "（")
+      << r.article_mha_params_768 / r.mha_params_768 << tr(out, "x)\n", " 倍）\n");
   std::vector<std::vector<double>> article_heads = {
       {0.1, 0.7, 0.2}, {0.4, 0.2, 0.4}, {0.05, 0.9, 0.05}, {0.33, 0.33, 0.33}};
   out << tr(out, "the sums of the article's four example weight rows: ", "文章给的四行示例权重之和：");

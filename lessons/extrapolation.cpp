@@ -90,6 +90,15 @@ const std::vector<Variant>& variants(int64_t long_length) {
   return v;
 }
 
+// A variant's name as the tables print it. The pictures keep the English names; the Chinese tables
+// say in Chinese what the parentheses say.
+std::string variant_label(std::ostream& out, const Variant& v) {
+  if (language(out) == Lang::en) return v.name;
+  if (v.pos_encoding == PosEncoding::learned) return "learned（" + std::to_string(v.block_size) + " 行的表）";
+  if (v.pos_encoding == PosEncoding::sinusoidal) return "sinusoidal（x sqrt C）";
+  return v.name;
+}
+
 const Trained& trained(const ExtrapolationOptions& o) {
   static std::map<std::string, Trained> done;
   std::ostringstream key;
@@ -158,9 +167,9 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
     const double in = mean_of(p, 0, T), mid = mean_of(p, T, 2 * T), far = mean_of(p, 2 * T, L);
     r.names.push_back(pos_encoding_name(vs[i].pos_encoding));
     r.in_range.push_back(in), r.middle.push_back(mid), r.far.push_back(far);
-    std::string n = vs[i].name;
-    out << "  " << n << std::string(26 - n.size(), ' ') << "  " << fmt(in, 2) << "     " << fmt(mid, 2) << "     "
-        << fmt(far, 2) << "      " << (far >= in ? "+" : "") << fmt(far - in, 2) << "\n";
+    const std::string n = variant_label(out, vs[i]);
+    out << "  " << n << std::string(static_cast<size_t>(26 - display_width(n)), ' ') << "  " << fmt(in, 2) << "     "
+        << fmt(mid, 2) << "     " << fmt(far, 2) << "      " << (far >= in ? "+" : "") << fmt(far - in, 2) << "\n";
   }
   r.per_position = t.per_position;
   std::vector<double> x;
@@ -181,7 +190,7 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
   for (size_t i = 0; i < vs.size(); ++i) {
     const bool ok = r.far[i] <= r.in_range[i] + o.tolerance;
     r.extrapolates.push_back(ok);
-    out << "  " << vs[i].name << tr(out, ": ", "：")
+    out << "  " << variant_label(out, vs[i]) << tr(out, ": ", "：")
         << (ok ? tr(out, "extrapolates", "能外推") : tr(out, "does not", "不能")) << tr(out, " (", "（")
         << fmt(r.far[i], 2) << (ok ? " <= " : " > ") << fmt(r.in_range[i] + o.tolerance, 2) << tr(out, ")\n", "）\n");
   }

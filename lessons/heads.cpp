@@ -109,7 +109,7 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
   out << tr(out, "GPTs of 2 layers, C = 128, trained ", "2 层、C = 128 的 GPT，每个训练 ") << o.training.steps
       << tr(out, " steps each on windows of ", " 步，窗口长度 ") << o.training.block_size
       << tr(out, " characters, from seeds ", " 个字符，种子 ");
-  for (size_t k = 0; k < o.seeds.size(); ++k) out << (k ? ", " : "") << o.seeds[k];
+  for (size_t k = 0; k < o.seeds.size(); ++k) out << (k ? tr(out, ", ", "，") : "") << o.seeds[k];
   out << tr(out, " (initial weights and batches)\n", "（初始权重和批次）\n");
   out << "    H     D   " << tr(out, "parameters", "参数个数") << "\n";
   for (size_t i = 0; i < o.heads.size(); ++i)
@@ -137,8 +137,8 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return t.val_loss[a][k] < t.val_loss[b][k]; });
-    out << tr(out, "  seed ", "  种子 ") << o.seeds[k] << ":";
-    for (size_t i : order) out << " " << o.heads[i];
+    out << tr(out, "  seed ", "  种子 ") << o.seeds[k] << tr(out, ":", "：");
+    for (size_t j = 0; j < order.size(); ++j) out << (j == 0 ? tr(out, " ", "") : " ") << o.heads[order[j]];
     out << "\n";
   }
   r.val_loss = t.val_loss;
@@ -154,11 +154,12 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
     for (size_t h = 0; h < t.scores[i][0].size(); ++h) out << score_table_row(t.scores[i], h);
   }
   out << tr(out, "even attention over the past scores: prev ", "对过去平均分配的注意力得分：prev ")
-      << fmt(t.even.prev, 3) << ", induction " << fmt(t.even.induction, 3) << ", word-start "
-      << fmt(t.even.word_start, 3) << "\n"
+      << fmt(t.even.prev, 3) << tr(out, ", induction ", "，induction ") << fmt(t.even.induction, 3)
+      << tr(out, ", word-start ", "，word-start ") << fmt(t.even.word_start, 3) << "\n"
       << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2)
-      << ", induction >= " << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(t.even.word_start, 3)
-      << " = " << fmt(kWordStartFactor * t.even.word_start, 2) << "\n"
+      << tr(out, ", induction >= ", "，induction >= ") << fmt(kInductionThreshold, 2)
+      << tr(out, ", word-start >= 2 x ", "，word-start >= 2 x ") << fmt(t.even.word_start, 3) << " = "
+      << fmt(kWordStartFactor * t.even.word_start, 2) << "\n"
       << tr(out, "heads at or over each threshold, seed by seed (", "达到各阈值的头数，逐个种子（");
   for (size_t k = 0; k < o.seeds.size(); ++k) out << (k ? " / " : "") << o.seeds[k];
   out << tr(out, "):\n", "）：\n");
@@ -170,8 +171,9 @@ HeadsResult run_lesson_heads(std::ostream& out, const HeadsOptions& o) {
       induction += (k ? " / " : "") + std::to_string(c.induction);
       word_start += (k ? " / " : "") + std::to_string(c.word_start);
     }
-    out << "  H = " << o.heads[i] << " (" << 2 * o.heads[i] << tr(out, " heads): prev ", " 个头)：prev ") << prev
-        << ", induction " << induction << ", word-start " << word_start << "\n";
+    out << "  H = " << o.heads[i] << tr(out, " (", "（") << 2 * o.heads[i]
+        << tr(out, " heads): prev ", " 个头）：prev ") << prev << tr(out, ", induction ", "，induction ") << induction
+        << tr(out, ", word-start ", "，word-start ") << word_start << "\n";
   }
   r.scores = t.scores;
   r.even = t.even;

@@ -224,10 +224,10 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
 
   heading(out, 1, "The default model, trained from two seeds", "从两个种子训练的默认模型");
   out << tr(out, "configs/default.json (4 layers x 4 heads, 128 wide, block 64) trained for ",
-            "configs/default.json（4 层 x 4 个头，宽 128，块长 64）训练了 ")
+            "configs/default.json（4 层 x 4 个头，宽 128，上下文长度 64）训练了 ")
       << r.gpt_steps << tr(out, " steps from each seed\n", " 步，每个种子一次\n");
   for (size_t i = 0; i < n_seeds; ++i)
-    out << tr(out, "  seed ", "  种子 ") << opt.seeds[i] << tr(out, ": full val loss ", "：完整验证集损失 ")
+    out << tr(out, "  seed ", "  种子 ") << opt.seeds[i] << tr(out, ": full val loss ", "：整个验证集上的验证损失 ")
         << fmt(r.gpt_val_loss[i], 2) << "\n";
 
   heading(out, 2, "Three scores per head", "每个头的三个分数");
@@ -239,17 +239,18 @@ InsideResult run_lesson_inside(std::ostream& out, const InsideOptions& opt) {
       << tr(out, " random characters repeated once\n", " 个随机字符再重复一遍\n") << score_table_header(opt.seeds);
   for (size_t h = 0; h < r.scores[0].size(); ++h) out << score_table_row(r.scores, h);
   out << tr(out, "even attention over the past scores: prev ", "对过去平均分配的注意力得分：prev ")
-      << fmt(r.even.prev, 3) << ", induction " << fmt(r.even.induction, 3) << ", word-start "
-      << fmt(r.even.word_start, 3) << "\n"
+      << fmt(r.even.prev, 3) << tr(out, ", induction ", "，induction ") << fmt(r.even.induction, 3)
+      << tr(out, ", word-start ", "，word-start ") << fmt(r.even.word_start, 3) << "\n"
       << tr(out, "thresholds: prev >= ", "阈值：prev >= ") << fmt(kPreviousTokenThreshold, 2)
-      << ", induction >= " << fmt(kInductionThreshold, 2) << ", word-start >= 2 x " << fmt(r.even.word_start, 3)
-      << " = " << fmt(kWordStartFactor * r.even.word_start, 2) << "\n";
+      << tr(out, ", induction >= ", "，induction >= ") << fmt(kInductionThreshold, 2)
+      << tr(out, ", word-start >= 2 x ", "，word-start >= 2 x ") << fmt(r.even.word_start, 3) << " = "
+      << fmt(kWordStartFactor * r.even.word_start, 2) << "\n";
   for (size_t i = 0; i < n_seeds; ++i)
     out << tr(out, "heads at or over a threshold, seed ", "达到阈值的头，种子 ") << opt.seeds[i]
         << tr(out, " (layer.head):\n", "（层.头）：\n") << heads_over_thresholds(out, r.scores[i], r.even);
 
   heading(out, 3, "Heat maps over one prompt", "一个提示上的热图");
-  out << tr(out, "prompt: ", "提示：") << token_label(kPrompt) << " (" << r.prompt_maps.length()
+  out << tr(out, "prompt: ", "提示：") << token_label(kPrompt) << tr(out, " (", "（") << r.prompt_maps.length()
       << tr(out, " characters), the model of seed ", " 个字符），种子 ") << opt.seeds[0] << tr(out, "\n", " 的模型\n");
   for (int64_t l = 0; l < r.prompt_maps.layers(); ++l) {
     draw_attention(out, "inside_default_layer" + std::to_string(l) + ".png", r.prompt_maps, l, "default model");

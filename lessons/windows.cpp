@@ -112,7 +112,7 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
       << tr(out, " characters, AdamW lr ", " 个字符，AdamW 学习率 ") << fmt_sci(o.training.lr, 0)
       << tr(out, ", the same batches for every window\n", "，每种窗口用同样的批次\n");
   out << tr(out, "windows (model.window): ", "窗口（model.window）：");
-  for (size_t i = 0; i < o.windows.size(); ++i) out << (i ? ", " : "") << window_name(o.windows[i], out);
+  for (size_t i = 0; i < o.windows.size(); ++i) out << (i ? tr(out, ", ", "，") : "") << window_name(o.windows[i], out);
   out << "\n";
 
   heading(out, 2, "What each query attends to", "每个查询关注多少个键");
@@ -149,7 +149,7 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
   const double full = t.val_loss.back();
   out << tr(out, "against full attention (", "与全注意力（") << fmt(full, 2) << tr(out, "): ", "）相比：");
   for (size_t i = 0; i + 1 < o.windows.size(); ++i)
-    out << (i ? ", " : "") << "w = " << o.windows[i] << " " << (t.val_loss[i] >= full ? "+" : "")
+    out << (i ? tr(out, ", ", "，") : "") << "w = " << o.windows[i] << " " << (t.val_loss[i] >= full ? "+" : "")
         << fmt(t.val_loss[i] - full, 2);
   out << "\n";
   std::vector<double> x;
@@ -160,10 +160,11 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
 
   heading(out, 4, "Measured: attention forward + backward against the window", "实测：注意力前向 + 反向与窗口大小");
   const std::vector<double>& ms = attention_times(o);
-  out << "T = " << o.timed_length << ", H = 4, D = 32"
+  out << "T = " << o.timed_length << tr(out, ", H = 4, D = 32", "，H = 4，D = 32")
       << tr(out, "; yours will differ:\n", "；你的机器上数字会不同：\n");
   for (size_t i = 0; i < o.windows.size(); ++i) {
-    out << "  " << tr(out, "window ", "窗口 ") << window_name(o.windows[i], out) << ": " << fmt(ms[i], 2) << " ms\n";
+    out << "  " << tr(out, "window ", "窗口 ") << window_name(o.windows[i], out) << tr(out, ": ", "：") << fmt(ms[i], 2)
+        << " ms\n";
   }
   r.attention_ms = ms;
   return r;

@@ -54,7 +54,7 @@ std::string stage_explanation(Stage s, Lang lang) {
       return zh ? "只看当前这一个字符，查表得到下一个字符的分布：没有上下文。"
                 : "the current character alone picks a row of next-character logits: no context at all.";
     case Stage::one_head:
-      return zh ? "加上位置向量和一个因果自注意力头：每个字符可以按内容去读它前面的字符。"
+      return zh ? "加上位置嵌入和一个因果自注意力头：每个字符可以按内容去读它前面的字符。"
                 : "position vectors and one causal self-attention head: each character can read the ones before it, by content.";
     case Stage::heads:
       return zh ? "把同样宽度分成 H 个头：几种不同的“看法”并行，参数一个也不多。"
