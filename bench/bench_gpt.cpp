@@ -22,7 +22,7 @@
 //            linear layers' own extra, attention and everything else, against what the target allows)
 //            --memory (with --shape: the memory breakdown of autograd/memory.h after the forward
 //            of the last warm-up step, on stderr; the JSON carries it under "memory" either way)
-//            --recompute (model.recompute: each block recomputed in backward)
+//            --recompute (model.recompute: each block's two halves recomputed in backward)
 //            --attention stored|tiled|auto (model.attention, default auto)
 //            --reference PATH (default bench/torch_gpt_bench.py)
 //            --rounds N (default 3): per shape, ours and the reference run N times in turn and

@@ -69,15 +69,30 @@ SelfAttentionBlock::SelfAttentionBlock(const BlockConfig& c, Generator* gen)
 }
 
 Tensor SelfAttentionBlock::forward(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
+  Tensor h = attention_half(x, mask, cache);  // (B, T, C)
+  return mlp_half(h);                         // (B, T, C)
+}
+
+Tensor SelfAttentionBlock::attention_half(const Tensor& x, const AttentionMask& mask, KVCache* cache) {
   AttentionMask m = mask;
   if (window_ > 0) m.window = window_;
-  if (norm_ == NormPlacement::pre) {
-    Tensor h = x + attn.forward(ln_1.forward(x), m, cache);  // (B, T, C)
-    return h + mlp.forward(ln_2.forward(h));                 // (B, T, C)
-  }
-  Tensor h = ln_1.forward(x + attn.forward(x, m, cache));  // (B, T, C)
-  return ln_2.forward(h + mlp.forward(h));                 // (B, T, C)
+  if (norm_ == NormPlacement::pre) return x + attn.forward(ln_1.forward(x), m, cache);  // (B, T, C)
+  return ln_1.forward(x + attn.forward(x, m, cache));                                   // (B, T, C)
 }
+
+Tensor SelfAttentionBlock::mlp_half(const Tensor& h) {
+  if (norm_ == NormPlacement::pre) return h + mlp.forward(ln_2.forward(h));  // (B, T, C)
+  return ln_2.forward(h + mlp.forward(h));                                   // (B, T, C)
+}
+
+static std::vector<Tensor> parameters_of(const Module& a, const Module& b) {
+  std::vector<Tensor> p = a.parameters(), q = b.parameters();
+  p.insert(p.end(), q.begin(), q.end());
+  return p;
+}
+
+std::vector<Tensor> SelfAttentionBlock::attention_half_parameters() const { return parameters_of(ln_1, attn); }
+std::vector<Tensor> SelfAttentionBlock::mlp_half_parameters() const { return parameters_of(ln_2, mlp); }
 
 // ---- DecoderBlock ----
 DecoderBlock::DecoderBlock(const BlockConfig& c, Generator* gen)

@@ -13,6 +13,8 @@
 // Legend: B batch, T time, S memory length, C channels, H heads, D head size.
 #pragma once
 #include <array>
+#include <vector>
+
 #include "autograd/names.h"
 #include "nn/attention.h"
 #include "nn/layers.h"
@@ -81,9 +83,20 @@ AttentionConfig cross_attention_config(const BlockConfig& c);
 class SelfAttentionBlock : public Module {
  public:
   explicit SelfAttentionBlock(const BlockConfig& config, Generator* gen = nullptr);
-  // x (B, T, C) -> (B, T, C). `mask` says which keys each query sees (causal for a GPT);
-  // the block's sliding window, if any, is added to it. cache: see MultiHeadAttention.
+  // x (B, T, C) -> (B, T, C): mlp_half(attention_half(x, mask, cache)). `mask` says which keys
+  // each query sees (causal for a GPT); the block's sliding window, if any, is added to it.
+  // cache: see MultiHeadAttention.
   Tensor forward(const Tensor& x, const AttentionMask& mask = {}, KVCache* cache = nullptr);
+
+  // The block's two residual sublayers, each with its add (and its LayerNorm), so that a model
+  // can run (and recompute, autograd/checkpoint.h) them one at a time:
+  //   attention_half:  Pre-LN x + attn(ln_1(x))    Post-LN ln_1(x + attn(x))
+  //   mlp_half:        Pre-LN h + mlp(ln_2(h))     Post-LN ln_2(h + mlp(h))
+  Tensor attention_half(const Tensor& x, const AttentionMask& mask = {}, KVCache* cache = nullptr);  // (B, T, C)
+  Tensor mlp_half(const Tensor& h);                                                                  // (B, T, C)
+  // The parameters each half reads: ln_1's and attn's, ln_2's and mlp's.
+  std::vector<Tensor> attention_half_parameters() const;
+  std::vector<Tensor> mlp_half_parameters() const;
   std::string extra_repr() const override { return std::string(norm_name(norm_)) + "-LN"; }
 
   LayerNorm ln_1;

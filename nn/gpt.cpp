@@ -101,8 +101,13 @@ Tensor GPT::forward(const IntTensor& idx) {
       x = h[i].forward(x, mask);  // (B, T, C)
       continue;
     }
-    auto block = [this, i, mask](const Tensor& in) { return h[i].forward(in, mask); };
-    x = checkpoint(block, x, h[i].parameters());  // (B, T, C), only x kept for backward
+    // Each half of the block is recomputed on its own, so its backward holds the activations of
+    // one sublayer (attention, or the MLP with its 4C-wide hidden layer), never of both.
+    SelfAttentionBlock& block = h[i];
+    auto attention = [&block, mask](const Tensor& in) { return block.attention_half(in, mask); };
+    auto mlp = [&block](const Tensor& in) { return block.mlp_half(in); };
+    x = checkpoint(attention, x, block.attention_half_parameters());  // (B, T, C), only x kept for backward
+    x = checkpoint(mlp, x, block.mlp_half_parameters());              // (B, T, C), likewise
   }
   return head(x);  // (B, T, V)
 }

@@ -47,8 +47,9 @@ struct GPTConfig {
   double ln_eps = 1e-5;
   double rope_base = 10000.0;
   uint64_t seed = 1337;  // initial weights and dropout masks
-  // Activation recomputation (autograd/checkpoint.h): with grad on, each block keeps only its
-  // input for backward and runs again there. Needs dropout 0 (a second run would draw new masks).
+  // Activation recomputation (autograd/checkpoint.h): with grad on, each half of a block (the
+  // attention sublayer, the MLP sublayer) keeps only its input for backward and runs again there.
+  // Needs dropout 0 (a second run would draw new masks).
   bool recompute = false;
 
   // Throws ConfigError naming the first impossible field (e.g. "n_embd 100 is not divisible

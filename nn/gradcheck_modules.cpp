@@ -294,12 +294,21 @@ std::vector<GradcheckCase> module_gradcheck_cases() {
     return check(
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });
-  add("nn.gpt", "GPT pre-LN learned, recomputed blocks (activation recomputation)", [] {
+  add("nn.gpt", "GPT pre-LN learned, recomputed half-blocks (activation recomputation)", [] {
     GPTConfig c = tiny_gpt(P::learned, N::pre);
     c.recompute = true;
     auto m = std::make_unique<GPT>(c);
     IntTensor idx = ids(2, 4, 11, 37);
     Tensor r = constant({2, 4, 11}, 38);
+    return check(
+        *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
+  });
+  add("nn.gpt", "GPT post-LN sinusoidal, recomputed half-blocks (activation recomputation)", [] {
+    GPTConfig c = tiny_gpt(P::sinusoidal, N::post);
+    c.recompute = true;
+    auto m = std::make_unique<GPT>(c);
+    IntTensor idx = ids(2, 4, 11, 39);
+    Tensor r = constant({2, 4, 11}, 40);
     return check(
         *m, {}, [&](const Inputs&) { return sum(m->forward(idx) * r); }, model_subset);
   });

@@ -70,7 +70,7 @@ struct ModelConfig {
     f("n_kv_head", n_kv_head,
       "key/value heads of self-attention: 0 or n_head = standard multi-head, 1 = multi-query (MQA), a divisor of n_head = grouped-query (GQA); the KV cache holds only these heads");
     f("recompute", recompute,
-      "gpt: activation recomputation: keep only each block's input in forward and recompute the block in backward (less memory, about a third more compute); needs dropout 0");
+      "gpt: activation recomputation: keep only the input of each block's two halves (attention, MLP) in forward and recompute each half in backward (less memory, about a third more compute); needs dropout 0");
   }
   // The rules of this section's values (config.cpp); each error names its key:
   // ConfigError "model.n_head: ..., got X". The same form for every section below.

@@ -73,26 +73,54 @@ TEST_CASE("memory_report splits the live tensors into parameters, gradients, sta
   CHECK(text.find("attention_packed") != std::string::npos);
 }
 
-TEST_CASE("recomputed blocks give the same loss and gradients and keep only the block inputs") {
+TEST_CASE("recomputed half-blocks give the same loss and gradients and keep only the halves' inputs") {
   const IntTensor x = tokens(2, 32, 17, 5), y = tokens(2, 32, 17, 6);
-  GPTConfig plain = memory_gpt();
-  GPTConfig recomputed = plain;
-  recomputed.recompute = true;
-  GPT a(plain), b(recomputed);
-  Tensor loss_a = a.loss(x, y), loss_b = b.loss(x, y);
-  CHECK(loss_a.item() == loss_b.item());
-  size_t kept_a = 0, kept_b = 0;
-  for (const SavedBytes& row : saved_by_op(loss_a)) kept_a += row.bytes;
-  for (const SavedBytes& row : saved_by_op(loss_b)) kept_b += row.bytes;
-  CHECK(kept_b * 4 < kept_a);  // the blocks' insides are gone
-  loss_a.backward();
-  loss_b.backward();
-  const NamedTensors pa = a.named_parameters(), pb = b.named_parameters();
-  REQUIRE(pa.size() == pb.size());
-  for (size_t i = 0; i < pa.size(); ++i) {
-    INFO(pa[i].first);
-    const std::vector<double> ga = pa[i].second.grad().to_vector(), gb = pb[i].second.grad().to_vector();
-    CHECK(ga == gb);  // the same computation run twice: the same bits
+  for (NormPlacement norm : {NormPlacement::pre, NormPlacement::post}) {
+    INFO(norm_name(norm) << "-LN");
+    GPTConfig plain = memory_gpt();
+    plain.norm = norm;
+    GPTConfig recomputed = plain;
+    recomputed.recompute = true;
+    GPT a(plain), b(recomputed);
+    Tensor loss_a = a.loss(x, y), loss_b = b.loss(x, y);
+    CHECK(loss_a.item() == loss_b.item());
+    size_t kept_a = 0, kept_b = 0, checkpoint_buffers = 0, checkpoint_bytes = 0;
+    for (const SavedBytes& row : saved_by_op(loss_a)) kept_a += row.bytes;
+    for (const SavedBytes& row : saved_by_op(loss_b)) {
+      kept_b += row.bytes;
+      if (row.op == "checkpoint") {
+        checkpoint_buffers = row.buffers;
+        checkpoint_bytes = row.bytes;
+      }
+    }
+    CHECK(kept_b * 4 < kept_a);  // the blocks' insides are gone
+    // What the checkpoints made: each block's two halves' outputs, the (B, T, C) residual stream
+    // between the attention and the MLP sublayer and after the MLP one; nothing else.
+    CHECK(checkpoint_buffers == 2 * 3);
+    CHECK(checkpoint_bytes == 2 * 3 * 2 * 32 * 32 * sizeof(float));
+    loss_a.backward();
+    loss_b.backward();
+    const NamedTensors pa = a.named_parameters(), pb = b.named_parameters();
+    REQUIRE(pa.size() == pb.size());
+    for (size_t i = 0; i < pa.size(); ++i) {
+      INFO(pa[i].first);
+      const std::vector<double> ga = pa[i].second.grad().to_vector(), gb = pb[i].second.grad().to_vector();
+      CHECK(ga == gb);  // the same computation run twice: the same bits
+    }
+  }
+}
+
+TEST_CASE("a block's two halves split its parameters between them") {
+  GPT model(memory_gpt());
+  const SelfAttentionBlock& block = model.h[0];
+  const std::vector<Tensor> all = block.parameters();
+  std::vector<Tensor> halves = block.attention_half_parameters();
+  for (const Tensor& p : block.mlp_half_parameters()) halves.push_back(p);
+  REQUIRE(halves.size() == all.size());
+  for (const Tensor& p : all) {  // every one in exactly one half's list
+    size_t found = 0;
+    for (const Tensor& q : halves) found += q.impl() == p.impl() ? 1 : 0;
+    CHECK(found == 1);
   }
 }
 
