@@ -95,9 +95,10 @@ double saved_for_backward(GPTConfig c, bool recompute, const IntTensor& x, const
 }
 // [/excerpt]
 
-// Step 5: one GPT of the default width at T = 1024, its blocks' activations kept or recomputed.
+// Step 5: one GPT of the default width at T = 1024, its blocks' activations kept or recomputed
+// (each sublayer, attention or MLP, on its own).
 void recomputation(std::ostream& out, const AttentionCostOptions& o, AttentionCostResult& r) {
-  heading(out, 5, "Keeping less: recompute each block in backward", "少存一些：在反向中重算每个块");
+  heading(out, 5, "Keeping less: recompute each sublayer in backward", "少存一些：在反向中重算每个子层");
   GPTConfig c;
   c.vocab_size = 65;
   c.block_size = 1024;
@@ -125,7 +126,7 @@ void recomputation(std::ostream& out, const AttentionCostOptions& o, AttentionCo
       << tr(out, " tokens; kept for backward after the forward:\n", " 的序列；前向之后为反向保存的：\n");
   out << tr(out, "  every activation (the default):   ", "  保存全部激活（默认）：     ") << fmt_bytes(r.saved_bytes)
       << "\n";
-  out << tr(out, "  only each block's input:          ", "  只保存每个块的输入：       ")
+  out << tr(out, "  only each sublayer's input:       ", "  只保存每个子层的输入：     ")
       << fmt_bytes(r.saved_bytes_recompute) << tr(out, "  (", "（前者是它的 ")
       << fmt(r.saved_bytes / r.saved_bytes_recompute, 1) << tr(out, "x less)\n", " 倍）\n");
   out << tr(out, "the price: one more forward of the blocks, +", "代价：块的前向再算一次，多 ")

@@ -42,6 +42,14 @@ TEST_CASE("lesson 20: the articles' entry counts, the crossings, and P's size as
     CHECK(r.linear_ms[i] > 0);
   }
   CHECK(out.str().find("picture: images/attention_cost_time.png") != std::string::npos);
+  // Step 5: the recomputed GPT (4 layers) keeps its sublayers' inputs, two (1, 1024, C) float
+  // tensors a block.
+  const double half_inputs = 4 * 2 * 1024.0 * static_cast<double>(o.n_embd) * 4;
+  CHECK(r.saved_bytes_recompute > half_inputs);
+  CHECK(r.saved_bytes_recompute < 2 * half_inputs);  // and little else: the LM head's few
+  CHECK(r.saved_bytes > 10 * r.saved_bytes_recompute);
+  CHECK(r.recompute_extra_work > 0.3);
+  CHECK(r.recompute_extra_work < 1.0 / 3);  // one forward of the blocks, not of the LM head
 }
 
 TEST_CASE("lesson 6: without 1/sqrt(d_k) the softmax saturates, with it nothing depends on d_k") {
