@@ -103,7 +103,8 @@ std::string format_memory_report(const MemoryReport& r) {
   out += "tensors now:\n";
   row("parameters", r.parameters);
   row("gradients", r.gradients);
-  if (r.gradients_resident < r.gradients) row("  of them in memory", r.gradients_resident, "  (pages backward has written)");
+  if (r.gradients_resident < r.gradients)
+    row("  of them in memory", r.gradients_resident, "  (pages backward has written)");
   row("optimizer state", r.optimizer_state);
   row("saved for backward", r.saved_total);
   size_t small = 0;

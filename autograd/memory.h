@@ -15,11 +15,11 @@
 namespace sf {
 
 struct MemoryReport {
-  size_t parameters = 0;       // distinct buffers of the parameters
-  size_t gradients = 0;        // their .grad buffers
+  size_t parameters = 0;          // distinct buffers of the parameters
+  size_t gradients = 0;           // their .grad buffers
   size_t gradients_resident = 0;  // the part of them in memory (a fresh zeroed buffer, see
                                   // Module::zero_grad, takes memory only as backward writes it)
-  size_t optimizer_state = 0;  // e.g. AdamW's exp_avg and exp_avg_sq
+  size_t optimizer_state = 0;     // e.g. AdamW's exp_avg and exp_avg_sq
   std::vector<SavedBytes> saved;
   size_t saved_total = 0;    // the sum of `saved`
   size_t other_tensors = 0;  // live tensor bytes that none of the above accounts for

@@ -302,8 +302,8 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
         if constexpr (kWideTiles)
           kernels::small_gemm(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1), dw_c, in);
         else
-          kernels::small_gemm_packed_a(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1),
-                                       dw_c, in);
+          kernels::small_gemm_packed_a(out, in, n, T(1), d, int64_t(1), out, x + r0 * in, in, fresh ? T(0) : T(1), dw_c,
+                                       in);
         fresh = false;
         if (db_c)
           for (int64_t r = 0; r < n; ++r)

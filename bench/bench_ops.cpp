@@ -180,13 +180,15 @@ static void weight_grad_panel_row(const char* name, int64_t out, int64_t in) {
   auto rate = [&](const std::function<void()>& f) { return gflop / (1e-9 * time_ns(f)); };
   const double in_place = rate([&] { kernels::small_gemm<float>(out, in, K, 1.f, D, 1, out, X, in, 1.f, W, in); });
 #if !defined(__AVX512F__)
-  const double packed = rate([&] { kernels::small_gemm_packed_a<float>(out, in, K, 1.f, D, 1, out, X, in, 1.f, W, in); });
+  const double packed =
+      rate([&] { kernels::small_gemm_packed_a<float>(out, in, K, 1.f, D, 1, out, X, in, 1.f, W, in); });
 #else
   const double packed = 0;  // not in an AVX-512 build
 #endif
   const double blas = rate([&] {
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(out), static_cast<int>(in), static_cast<int>(K),
-                1.f, D, static_cast<int>(out), X, static_cast<int>(in), 1.f, W, static_cast<int>(in));
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(out), static_cast<int>(in),
+                static_cast<int>(K), 1.f, D, static_cast<int>(out), X, static_cast<int>(in), 1.f, W,
+                static_cast<int>(in));
   });
   char shape[64];
   std::snprintf(shape, sizeof shape, "%s M%lld N%lld K%lld", name, static_cast<long long>(out),
@@ -238,8 +240,11 @@ int main(int, char** argv) {
   std::printf("\nweight gradients over one 256-row panel (linear's backward), one core, GFLOP/s%s:\n",
               xsimd::batch<float>::size >= 16 ? " (packed_a: AVX2 builds only)" : "");
   std::printf("  %-36s %10s %10s %10s\n", "product", "in place", "packed_a", "BLAS 1T");
-  for (auto [name, out, in] : {std::tuple{"small qkv", 384, 128}, {"small fc", 512, 128}, {"small fc proj", 128, 512},
-                               {"medium fc", 1536, 384}, {"medium fc proj", 384, 1536}})
+  for (auto [name, out, in] : {std::tuple{"small qkv", 384, 128},
+                               {"small fc", 512, 128},
+                               {"small fc proj", 128, 512},
+                               {"medium fc", 1536, 384},
+                               {"medium fc proj", 384, 1536}})
     weight_grad_panel_row(name, out, in);
   return 0;
 }

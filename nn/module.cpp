@@ -83,8 +83,8 @@ void Module::zero_grad() {
   // forward (torch's zero_grad(set_to_none=True) has the same effect). Then every parameter's
   // .grad becomes a view into the new buffer again.
   const size_t bytes = flat_grads_.storage()->nbytes();
-  flat_grads_ = Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(),
-                                flat_grads_.dtype());
+  flat_grads_ =
+      Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(), flat_grads_.dtype());
   for (auto& [name, t] : named_parameters()) {
     auto& g = t.impl()->grad;
     if (!g || g->storage != flat_grads_.storage() || g->offset != t.impl()->offset)

@@ -316,8 +316,8 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
       for_row_panels(M, [&](auto rows, int64_t m) {
         constexpr int R = decltype(rows)::value;
         const T* next = m + R + kTileRows <= M ? C + (m + R) * ldc + j : nullptr;
-        row_panel<R>(P, K, alpha, strips.data() + m * K, int64_t(1), int64_t(R), panels.data() + (j - n0) * K, P,
-                     beta, C + m * ldc + j, ldc, bias ? bias + j : nullptr, next);
+        row_panel<R>(P, K, alpha, strips.data() + m * K, int64_t(1), int64_t(R), panels.data() + (j - n0) * K, P, beta,
+                     C + m * ldc + j, ldc, bias ? bias + j : nullptr, next);
       });
   }
 }
@@ -418,8 +418,8 @@ SF_SMALL_GEMM(float)
 SF_SMALL_GEMM(double)
 #undef SF_SMALL_GEMM
 #if !defined(__AVX512F__)
-template void small_gemm_packed_a<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,
-                                         const float*, int64_t, float, float*, int64_t, const float*);
+template void small_gemm_packed_a<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t, const float*,
+                                         int64_t, float, float*, int64_t, const float*);
 template void small_gemm_packed_a<double>(int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
                                           const double*, int64_t, double, double*, int64_t, const double*);
 #endif
