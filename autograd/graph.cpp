@@ -82,6 +82,18 @@ Tensor record(Tensor out, const char* op, std::vector<Tensor> inputs, BackwardFn
   return out;
 }
 
+// Module::zero_grad gives a flat model's gradients fresh pages that are not mapped yet. A kernel
+// that adds into .grad reads each value before it writes it, and reading an unmapped page maps the
+// kernel's shared zero page, which the write then has to replace on every core that may have seen
+// it (a TLB shootdown: an interrupt to each core, costly under a hypervisor most of all). Clearing
+// the slice before the first gradient lands faults each page in once, for writing.
+static void ready_to_add(const Tensor& t) {
+  TensorImpl* grad = t.impl()->grad.get();
+  if (!grad || !grad->pages_unwritten) return;
+  grad->pages_unwritten = false;
+  Tensor(t).zero_grad();
+}
+
 void accumulate_grad(const Tensor& t, Tensor g) {
   if (!t.defined() || !t.requires_grad()) return;
   if (g.shape() != t.shape() || g.dtype() != t.dtype())
@@ -97,6 +109,7 @@ void accumulate_grad(const Tensor& t, Tensor g) {
   }
   // Later contributions add in, long gradients over the thread pool (elementwise: the same bits
   // for any split; a call from inside a pool task runs inline).
+  ready_to_add(t);
   Tensor acc(impl->grad);
   dispatch(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -110,11 +123,13 @@ void accumulate_grad(const Tensor& t, Tensor g) {
 
 Tensor leaf_grad(const Tensor& t) {
   if (!t.defined() || !t.requires_grad() || !t.is_leaf() || !t.impl()->grad) return Tensor();
+  ready_to_add(t);
   return Tensor(t.impl()->grad);
 }
 
 Tensor grad_so_far(const Tensor& t) {
   if (!t.defined() || !t.requires_grad() || !t.impl()->grad) return Tensor();
+  ready_to_add(t);
   return Tensor(t.impl()->grad);
 }
 

@@ -87,6 +87,9 @@ struct TensorImpl {
   size_t offset = 0;  // in elements, for views into a shared buffer
   bool requires_grad = false;
   bool retains_grad = false;  // keep .grad on a non-leaf after backward
+  // Set on a parameter's .grad by Module::zero_grad when its pages are fresh from the system and
+  // not yet written; the first gradient to arrive clears them for writing (see graph.cpp).
+  bool pages_unwritten = false;
   std::shared_ptr<TensorImpl> grad;
   std::shared_ptr<Node> grad_fn;  // null for leaves
   std::string name;               // optional, shown in DOT graphs

@@ -81,7 +81,8 @@ void Module::zero_grad() {
   // A fresh zeroed gradient buffer in place of the old one, whose memory goes back to the system:
   // its pages take memory only as backward writes them, so the gradients cost nothing during the
   // forward (torch's zero_grad(set_to_none=True) has the same effect). Then every parameter's
-  // .grad becomes a view into the new buffer again.
+  // .grad becomes a view into the new buffer again, marked as not yet written (the first gradient
+  // to arrive faults its pages in for writing: see TensorImpl::pages_unwritten).
   const size_t bytes = flat_grads_.storage()->nbytes();
   flat_grads_ =
       Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(), flat_grads_.dtype());
@@ -89,6 +90,7 @@ void Module::zero_grad() {
     auto& g = t.impl()->grad;
     if (!g || g->storage != flat_grads_.storage() || g->offset != t.impl()->offset)
       g = Tensor::view_of(flat_grads_.storage(), t.impl()->offset, t.shape(), t.dtype()).impl_ptr();
+    g->pages_unwritten = true;
   }
 }
 

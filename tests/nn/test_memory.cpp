@@ -180,8 +180,13 @@ TEST_CASE("zero_grad gives a flat model gradients that take memory only as backw
   for (const auto& [name, p] : params) {
     INFO(name);
     CHECK(p.grad().storage() == model.flat_grads().storage());  // views into the new buffer
+    CHECK(p.grad().impl()->pages_unwritten);                    // to be cleared for writing before the first add
   }
   for (double g : model.flat_grads().to_vector()) REQUIRE(g == 0.0);
   model.loss(x, y).backward();
   CHECK(model.flat_grads().to_vector() == first);  // the same gradients, bit for bit
+  for (const auto& [name, p] : params) {
+    INFO(name);
+    CHECK_FALSE(p.grad().impl()->pages_unwritten);  // every parameter's gradient arrived
+  }
 }
