@@ -371,7 +371,9 @@ static json breakdown(const std::string& name, int steps, Step&& step) {
       {"steps", steps}, {"step_ms", total * per_step}, {"outside_ms_per_step", outside * per_step}, {"rows", rows}};
 }
 
-// Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape.
+// Issue 23's targets: the share of the sgemm limit and the ratio to PyTorch, per shape. GPT-2
+// size has issue 56's: the ratio without recomputation (recomputing trades time for memory) and
+// the memory targets below; its share is shown against medium's 95% for the --breakdown budget.
 static const std::map<std::string, std::pair<double, double>> kTargets = {
     {"tiny", {0.70, 3.0}}, {"small", {0.90, 2.0}}, {"medium", {0.95, 1.25}}, {"gpt2", {0.95, 1.25}}};
 // Issue 56's memory targets at GPT-2 size: our peak RSS over PyTorch's, without and with recomputation.
@@ -741,15 +743,14 @@ int main(int argc, char** argv) {
     double peak = median(peaks), of_peak = peak > 0 ? achieved / peak : 0.0;
     double cold = median(colds), of_cold = cold > 0 ? achieved / cold : 0.0;
     auto [share_target, ratio_target] = kTargets.at(name);
-    std::string verdict = std::string(share >= share_target ? "met" : "MISSED") + " " +
-                          std::to_string(static_cast<int>(share_target * 100)) + "% (" +
-                          (of_peak >= share_target ? "met" : "MISSED") + "), " +
-                          (t <= 0                  ? "no reference"
-                           : ratio >= ratio_target ? "met"
-                                                   : "MISSED");
-    char ratio_text[16];
-    std::snprintf(ratio_text, sizeof ratio_text, " %.2fx", ratio_target);
-    if (t > 0) verdict += ratio_text;
+    const bool gpt2 = name == "gpt2";
+    std::string verdict = gpt2 ? std::string("share: no target, ")
+                               : std::string(share >= share_target ? "met" : "MISSED") + " " +
+                                     std::to_string(static_cast<int>(share_target * 100)) + "% (" +
+                                     (of_peak >= share_target ? "met" : "MISSED") + "), ";
+    char ratio_text[48];
+    std::snprintf(ratio_text, sizeof ratio_text, "%s %.2fx", ratio >= ratio_target ? "met" : "MISSED", ratio_target);
+    verdict += t <= 0 ? "no reference" : gpt2 && recompute ? "ratio: no target (recompute)" : ratio_text;
     if (name == "gpt2" && !ref_rss.empty() && !rss.empty()) {  // the memory target too
       const double memory_ratio = max_of(rss) / max_of(ref_rss);
       const double memory_target = recompute ? kRecomputeMemoryTarget : kMemoryTarget;
