@@ -147,6 +147,7 @@ void Module::flatten_parameters() {
       std::memcpy(static_cast<char*>(grads->data()) + offset * dtype_size(dtype),
                   static_cast<const char*>(impl->grad->storage->data()) + impl->grad->offset * dtype_size(dtype),
                   nbytes);
+    grad_view.impl()->pages_unwritten = !impl->grad;
     impl->storage = data;
     impl->offset = offset;
     impl->grad = grad_view.impl_ptr();

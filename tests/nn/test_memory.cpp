@@ -164,6 +164,8 @@ TEST_CASE("zero_grad gives a flat model gradients that take memory only as backw
   c.n_head = 4;
   GPT model(c);
   const IntTensor x = tokens(2, 32, 17, 7), y = tokens(2, 32, 17, 8);
+  REQUIRE(model.is_flat());
+  for (const auto& [name, p] : model.named_parameters()) CHECK(p.grad().impl()->pages_unwritten);  // fresh
   model.loss(x, y).backward();
   const NamedTensors params = model.named_parameters();
   const std::vector<double> first = model.flat_grads().to_vector();
