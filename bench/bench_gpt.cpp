@@ -751,7 +751,7 @@ int main(int argc, char** argv) {
     char ratio_text[48];
     std::snprintf(ratio_text, sizeof ratio_text, "%s %.2fx", ratio >= ratio_target ? "met" : "MISSED", ratio_target);
     verdict += t <= 0 ? "no reference" : gpt2 && recompute ? "ratio: no target (recompute)" : ratio_text;
-    if (name == "gpt2" && !ref_rss.empty() && !rss.empty()) {  // the memory target too
+    if (gpt2 && !ref_rss.empty() && !rss.empty()) {  // the memory target too
       const double memory_ratio = max_of(rss) / max_of(ref_rss);
       const double memory_target = recompute ? kRecomputeMemoryTarget : kMemoryTarget;
       char memory_text[96];
