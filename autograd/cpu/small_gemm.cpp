@@ -293,24 +293,41 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
   thread_local std::vector<T> panels, strips;  // the calling thread's; kept between calls
   panels.resize(static_cast<size_t>(K * std::min(per_block, whole)));
   strips.resize(static_cast<size_t>(K * M));
-  // op(A)'s rows in strips: the strip of the row panel at m holds its R rows as (K, R) at strips + m K
-  for_row_panels(M, [&](auto rows, int64_t m) {
-    constexpr int R = decltype(rows)::value;
-    const T* a = A + m * rsa;
-    T* s = strips.data() + m * K;
-    if (rsa == 1)  // rows of A^T: R adjacent values for each k, a fixed-size copy (a move or two)
-      for (int64_t k = 0; k < K; ++k) std::memcpy(s + k * R, a + k * csa, sizeof(T) * R);
-    else
+  // op(A)'s rows in strips: the strip of the row panel at m holds its R rows as (K, R) at strips + m K.
+  // For A^T (rsa = 1) the copy goes kCopyRows of A's rows at a time, every row panel's values from
+  // them in turn: those rows are read from memory once, front to back, and then come from L1 for
+  // every row panel, where a row panel at a time would walk all K rows ldA apart for each of them.
+  // (Whole rows at a time would not do: the strips' write positions, K R values apart, then fall
+  // into a few of L1's sets.)
+  constexpr int64_t kCopyRows = 16;
+  if (rsa == 1) {
+    for (int64_t k0 = 0; k0 < K; k0 += kCopyRows) {
+      const int64_t k1 = std::min(K, k0 + kCopyRows);
+      for_row_panels(M, [&](auto rows, int64_t m) {
+        constexpr int R = decltype(rows)::value;
+        T* s = strips.data() + m * K;
+        for (int64_t k = k0; k < k1; ++k) std::memcpy(s + k * R, A + m + k * csa, sizeof(T) * R);  // a move or two
+      });
+    }
+  } else {
+    for_row_panels(M, [&](auto rows, int64_t m) {
+      constexpr int R = decltype(rows)::value;
+      const T* a = A + m * rsa;
+      T* s = strips.data() + m * K;
       for (int64_t k = 0; k < K; ++k)
         for (int r = 0; r < R; ++r) s[k * R + r] = a[k * csa + r * rsa];
-  });
+    });
+  }
   for (int64_t n0 = 0; n0 < whole; n0 += per_block) {
     const int64_t n1 = std::min(whole, n0 + per_block);
-    for (int64_t j = n0; j < n1; j += P) {  // whole panels: P values a row, a fixed-length copy
-      T* panel = panels.data() + (j - n0) * K;
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t e = 0; e < P; ++e) panel[k * P + e] = B[k * ldb + j + e];
-    }
+    // Whole panels, kCopyRows of B's rows at a time as for the strips: each panel's P values of
+    // those rows (a fixed-length copy), the rows read once and then from L1.
+    for (int64_t k0 = 0; k0 < K; k0 += kCopyRows)
+      for (int64_t j = n0; j < n1; j += P) {
+        T* panel = panels.data() + (j - n0) * K;
+        for (int64_t k = k0; k < std::min(K, k0 + kCopyRows); ++k)
+          for (int64_t e = 0; e < P; ++e) panel[k * P + e] = B[k * ldb + j + e];
+      }
     // One panel of B (K x P, in L1) against every strip of op(A) (from L2) in turn.
     for (int64_t j = n0; j < n1; j += P)
       for_row_panels(M, [&](auto rows, int64_t m) {
