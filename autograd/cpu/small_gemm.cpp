@@ -297,8 +297,8 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
   // For A^T (rsa = 1) the copy goes kCopyRows of A's rows at a time, every row panel's values from
   // them in turn: those rows are read from memory once, front to back, and then come from L1 for
   // every row panel, where a row panel at a time would walk all K rows ldA apart for each of them.
-  // (Whole rows at a time would not do: the strips' write positions, K R values apart, then fall
-  // into a few of L1's sets.)
+  // (Whole rows at a time was slower: the panels' write positions, K P values apart, 16 KiB at
+  // K = 256, all fall into one of L1's sets, and the strips' into a few.)
   constexpr int64_t kCopyRows = 16;
   if (rsa == 1) {
     for (int64_t k0 = 0; k0 < K; k0 += kCopyRows) {
