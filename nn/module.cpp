@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "autograd/cpu/threads.h"
 #include "autograd/errors.h"
 
 namespace sf {
@@ -78,19 +79,27 @@ void Module::zero_grad() {
     for (auto& [name, t] : named_parameters()) t.zero_grad();  // in place: keeps flat views valid
     return;
   }
-  // A fresh zeroed gradient buffer in place of the old one, whose memory goes back to the system:
-  // its pages take memory only as backward writes them, so the gradients cost nothing during the
-  // forward (torch's zero_grad(set_to_none=True) has the same effect). Then every parameter's
-  // .grad becomes a view into the new buffer again, marked as not yet written (the first gradient
-  // to arrive faults its pages in for writing: see TensorImpl::pages_unwritten).
+  // A large buffer is replaced by a fresh zeroed one, whose memory goes back to the system: its
+  // pages take memory only as backward writes them, so the gradients cost nothing during the
+  // forward (torch's zero_grad(set_to_none=True) has the same effect), and every parameter's .grad
+  // is marked as not yet written (the first gradient to arrive faults its pages in for writing:
+  // see TensorImpl::pages_unwritten). A small one (kFreshGradBytes) is cleared where it is, both
+  // threads at it. Then every parameter's .grad is a view into the buffer.
   const size_t bytes = flat_grads_.storage()->nbytes();
-  flat_grads_ =
-      Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(), flat_grads_.dtype());
+  const bool fresh = bytes >= kFreshGradBytes;
+  if (fresh) {
+    flat_grads_ = Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(),
+                                  flat_grads_.dtype());
+  } else {
+    char* data = static_cast<char*>(flat_grads_.storage()->data());
+    parallel_for(static_cast<int64_t>(bytes), kElementGrain * 4,
+                 [&](int64_t b0, int64_t b1) { std::memset(data + b0, 0, static_cast<size_t>(b1 - b0)); });
+  }
   for (auto& [name, t] : named_parameters()) {
     auto& g = t.impl()->grad;
     if (!g || g->storage != flat_grads_.storage() || g->offset != t.impl()->offset)
       g = Tensor::view_of(flat_grads_.storage(), t.impl()->offset, t.shape(), t.dtype()).impl_ptr();
-    g->pages_unwritten = true;
+    g->pages_unwritten = fresh;
   }
 }
 

@@ -180,11 +180,12 @@ TEST_CASE("at a new high-water mark, a buffer of a new size leaves the kept ones
 }
 #endif
 
-TEST_CASE("zero_grad gives a flat model gradients that take memory only as backward writes them") {
+TEST_CASE("zero_grad gives a large flat model gradients that take memory only as backward writes them") {
   GPTConfig c = memory_gpt();
-  c.n_embd = 256;  // 2.4M parameters: a gradient buffer of 9 MiB, mapped fresh from the system
+  c.n_embd = 384;  // 5.3M parameters: a gradient buffer of 20 MiB, mapped fresh from the system
   c.n_head = 4;
   GPT model(c);
+  REQUIRE(model.flat_grads().storage()->nbytes() >= Module::kFreshGradBytes);
   const IntTensor x = tokens(2, 32, 17, 7), y = tokens(2, 32, 17, 8);
   REQUIRE(model.is_flat());
   for (const auto& [name, p] : model.named_parameters()) CHECK(p.grad().impl()->pages_unwritten);  // fresh
@@ -213,4 +214,26 @@ TEST_CASE("zero_grad gives a flat model gradients that take memory only as backw
     INFO(name);
     CHECK_FALSE(p.grad().impl()->pages_unwritten);  // every parameter's gradient arrived
   }
+}
+
+TEST_CASE("zero_grad clears a small flat model's gradient buffer where it is") {
+  GPT model(memory_gpt());  // 40K parameters
+  const IntTensor x = tokens(2, 32, 17, 7), y = tokens(2, 32, 17, 8);
+  REQUIRE(model.is_flat());
+  REQUIRE(model.flat_grads().storage()->nbytes() < Module::kFreshGradBytes);
+  model.loss(x, y).backward();
+  const std::vector<double> first = model.flat_grads().to_vector();
+  const void* buffer = model.flat_grads().storage()->data();
+  model.zero_grad();
+  CHECK(model.flat_grads().storage()->data() == buffer);  // the same memory
+  for (double g : model.flat_grads().to_vector()) REQUIRE(g == 0.0);
+  for (const auto& [name, p] : model.named_parameters()) {
+    INFO(name);
+    CHECK(p.grad().storage() == model.flat_grads().storage());  // still views into it
+    CHECK_FALSE(p.grad().impl()->pages_unwritten);              // written (zeros): added to as they are
+  }
+  model.loss(x, y).backward();
+  CHECK(model.flat_grads().to_vector() == first);  // the same gradients, bit for bit
+  model.zero_grad();
+  for (double g : model.flat_grads().to_vector()) REQUIRE(g == 0.0);
 }
