@@ -67,9 +67,9 @@ constexpr size_t kCacheLimit = size_t(1) << 30;
 // How far over the high-water mark the kept buffers may go: an eighth of the mark, at most 16 MiB.
 // Within the mark alone, a step at its busiest that makes a buffer of a size not kept has to
 // release kept buffers of other sizes, which the next step then maps and faults in afresh: about
-// 3,800 page faults a step of bench_gpt's small shape. With the slack they fall to about 1,000 (the
-// gradient buffer's own, which zero_grad maps afresh by design) and the step runs 6-8% faster
-// (bench/README.md, the cache-slack notes); GPT-2 size's peak memory is unchanged.
+// 3,000 page faults a step of bench_gpt's small shape. With the slack the kept buffers serve every
+// step, and the step ran 6-8% faster (bench/README.md, the cache-slack notes); GPT-2 size's peak
+// memory is unchanged.
 constexpr size_t kCacheSlack = size_t(16) << 20;
 constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
 constexpr size_t kNoSize = 0;       // no buffer has this size
