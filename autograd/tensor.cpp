@@ -396,10 +396,7 @@ void Tensor::zero_grad() {
   auto& g = checked().grad;
   if (!g) return;
   char* bytes = static_cast<char*>(g->storage->data()) + g->offset * dtype_size(g->dtype);
-  const int64_t n = shape_numel(g->shape) * static_cast<int64_t>(dtype_size(g->dtype));
-  // a 384 x 1536 weight's gradient is 2.4 MB: both threads clear it
-  parallel_for(n, kElementGrain * 4,
-               [&](int64_t b0, int64_t b1) { std::memset(bytes + b0, 0, static_cast<size_t>(b1 - b0)); });
+  parallel_zero(bytes, static_cast<size_t>(shape_numel(g->shape)) * dtype_size(g->dtype));
 }
 void Tensor::retain_grad() { checked().retains_grad = true; }
 const std::shared_ptr<Node>& Tensor::grad_fn() const { return checked().grad_fn; }

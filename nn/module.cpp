@@ -91,9 +91,7 @@ void Module::zero_grad() {
     flat_grads_ = Tensor::view_of(std::make_shared<Storage>(bytes, Storage::Zeroed{}), 0, flat_grads_.shape(),
                                   flat_grads_.dtype());
   } else {
-    char* data = static_cast<char*>(flat_grads_.storage()->data());
-    parallel_for(static_cast<int64_t>(bytes), kElementGrain * 4,
-                 [&](int64_t b0, int64_t b1) { std::memset(data + b0, 0, static_cast<size_t>(b1 - b0)); });
+    parallel_zero(flat_grads_.storage()->data(), bytes);
   }
   for (auto& [name, t] : named_parameters()) {
     auto& g = t.impl()->grad;

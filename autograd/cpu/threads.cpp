@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <cstdlib>
 #include <exception>
 #include <map>
@@ -246,6 +247,12 @@ JobLabel::JobLabel(const char* op, bool backward) : previous_op_(t_label_op), pr
 JobLabel::~JobLabel() {
   t_label_op = previous_op_;
   t_label_backward = previous_backward_;
+}
+
+void parallel_zero(void* data, size_t bytes) {
+  char* begin = static_cast<char*>(data);
+  parallel_for(static_cast<int64_t>(bytes), kElementGrain * 4,
+               [&](int64_t b0, int64_t b1) { std::memset(begin + b0, 0, static_cast<size_t>(b1 - b0)); });
 }
 
 void set_job_timing(bool on) { g_job_timing.store(on); }

@@ -8,6 +8,7 @@
 // sees all the work does not. Default: all cores; SF_NUM_THREADS or a config's train.threads
 // overrides it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -55,6 +56,10 @@ inline void parallel_blocks(int64_t n, const std::function<void(int64_t, int64_t
   parallel_for((n + kBlock - 1) / kBlock, kElementGrain / kBlock,
                [&](int64_t b0, int64_t b1) { fn(b0 * kBlock, b1 * kBlock < n ? b1 * kBlock : n); });
 }
+
+// Sets `bytes` bytes at `data` to zero, the pool's threads each clearing a share (a gradient of a
+// few MiB: one thread alone leaves the other waiting).
+void parallel_zero(void* data, size_t bytes);
 
 // ---- Where a step's time goes (bench_gpt --breakdown) ----
 //
