@@ -1,6 +1,7 @@
 // tensor.cpp: Tensor creation, access, printing, the random generator and grad mode.
 #include "autograd/tensor.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include <cmath>
@@ -64,13 +65,16 @@ constexpr size_t kCacheLimit = 0;  // under ASan every buffer is really freed, s
 #else
 constexpr size_t kCacheLimit = size_t(1) << 30;
 #endif
-// How far over the high-water mark the kept buffers may go: an eighth of the mark, at most 16 MiB.
-// Within the mark alone, a step at its busiest that makes a buffer of a size not kept has to
-// release kept buffers of other sizes, which the next step then maps and faults in afresh: about
-// 3,000 page faults a step of bench_gpt's small shape. With the slack the kept buffers serve every
-// step, and the step ran 6-8% faster (bench/README.md, the cache-slack notes); GPT-2 size's peak
-// memory is unchanged.
-constexpr size_t kCacheSlack = size_t(16) << 20;
+// How far over the high-water mark the kept buffers may go (buffer_cache_slack): an eighth of the
+// mark, at least kCacheSlackMin and at most kCacheSlackMax. Within the mark alone, a step at its
+// busiest that makes a buffer of a size not kept has to release kept buffers of other sizes, which
+// the next step then maps and faults in afresh: about 3,000 page faults a step of bench_gpt's small
+// shape. With the slack the kept buffers serve every step, and the step ran 6-8% faster
+// (bench/README.md, the cache-slack notes); GPT-2 size's peak memory is unchanged. The floor is for
+// small models: with an eighth of tiny's 13 MiB mark a tiny step still mapped a 1 MiB buffer
+// afresh (about 250 page faults); with 4 MiB none, and the step ran 1.11x as fast on AVX2 kernels,
+// 1.20x on AVX-512.
+constexpr size_t kCacheSlackMin = size_t(4) << 20, kCacheSlackMax = size_t(16) << 20;
 constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
 constexpr size_t kNoSize = 0;       // no buffer has this size
 
@@ -127,11 +131,15 @@ std::atomic<size_t> g_zeroed_bytes{0};
 // How many bytes the cache may keep now: live, zeroed and kept buffers within the high-water mark
 // and its slack.
 size_t cache_room() {
-  const size_t mark = g_peak_all_time.load(), bound = mark + std::min(mark / 8, kCacheSlack);
+  const size_t mark = g_peak_all_time.load(), bound = mark + buffer_cache_slack(mark);
   const size_t used = g_live_bytes.load() + g_zeroed_bytes.load();
   return bound > used ? bound - used : 0;
 }
 }  // namespace
+
+size_t buffer_cache_slack(size_t high_water_mark) {
+  return std::clamp(high_water_mark / 8, kCacheSlackMin, kCacheSlackMax);
+}
 
 TensorMemory tensor_memory() {
   BufferCache& cache = buffer_cache();

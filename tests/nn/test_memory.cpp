@@ -144,8 +144,17 @@ TEST_CASE("checkpoint without grad mode is the plain call") {
   CHECK(y.to_vector() == std::vector<double>{2, 2});
 }
 
-// The cache's bound over the high-water mark (kCacheSlack in autograd/tensor.cpp).
-static size_t cache_slack(size_t mark) { return std::min(mark / 8, size_t(16) << 20); }
+// The cache's bound over the high-water mark.
+static size_t cache_slack(size_t mark) { return buffer_cache_slack(mark); }
+
+TEST_CASE("the buffer cache's slack is an eighth of the high-water mark, 4 to 16 MiB") {
+  constexpr size_t MiB = size_t(1) << 20;
+  CHECK(buffer_cache_slack(0) == 4 * MiB);
+  CHECK(buffer_cache_slack(6 * MiB) == 4 * MiB);  // a model as small as bench_gpt's tiny
+  CHECK(buffer_cache_slack(64 * MiB) == 8 * MiB);
+  CHECK(buffer_cache_slack(100 * MiB) == 100 * MiB / 8);
+  CHECK(buffer_cache_slack(1024 * MiB) == 16 * MiB);
+}
 
 TEST_CASE("the buffer cache keeps live and kept buffers within the most there has been live, and its slack") {
   // Nothing in this process resets the peak, so TensorMemory::peak is the high-water mark.
