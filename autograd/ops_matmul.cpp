@@ -450,14 +450,19 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
   const bool tanh_form = approx == GeluApprox::tanh;
   Shape out_shape = x.shape();
   out_shape.back() = out_features;
-  Tensor slope = Tensor::empty(out_shape, x.dtype());  // x W^T + b, then gelu' of it, kept for backward
+  // Without a graph (evaluation, generation) nothing keeps the slope: the product goes straight
+  // into the output and GELU replaces it there, one buffer instead of two (the same bits of y).
+  const bool keep_slope =
+      grad_enabled() && (x.requires_grad() || weight.requires_grad() || (bias.defined() && bias.requires_grad()));
   Tensor out = Tensor::empty(out_shape, x.dtype());
+  Tensor slope = keep_slope ? Tensor::empty(out_shape, x.dtype()) : Tensor();  // x W^T + b, then gelu' of it
   dispatch(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* p = slope.data<T>();
     T* y = out.data<T>();
+    T* p = keep_slope ? slope.data<T>() : y;
     auto gelu_block = [&](int64_t i0, int64_t i1) {
-      kernels::gelu_forward_and_slope(p + i0, y + i0, p + i0, i1 - i0, tanh_form);
+      if (keep_slope) kernels::gelu_forward_and_slope(p + i0, y + i0, p + i0, i1 - i0, tanh_form);
+      else kernels::gelu_forward(y + i0, y + i0, i1 - i0, tanh_form);
     };
     bool column_blocks = false;
     linear_forward<T>(x.data<T>(), weight.data<T>(), bias.defined() ? bias.data<T>() : nullptr, p, rows, in,
@@ -465,7 +470,7 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
                         if (n0 != 0 || n1 != out_features) column_blocks = true;  // GELU after the product
                         else gelu_block(m0 * out_features, m1 * out_features);
                       });
-    if (column_blocks) parallel_blocks(slope.numel(), gelu_block);
+    if (column_blocks) parallel_blocks(out.numel(), gelu_block);
   });
   return record(out, "linear_gelu", {x, weight, bias},
                 [x, weight, bias, slope, rows, in, out_features](const Tensor& dout) {

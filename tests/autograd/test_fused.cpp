@@ -204,6 +204,11 @@ TEST_CASE("fused linear_gelu equals gelu(linear(x, W, b)) bit for bit, gradients
                      << " threads " << threads);
         CHECK(ya.to_vector() == yb.to_vector());
         for (size_t i = 0; i < 3; ++i) CHECK(fused[i].grad().to_vector() == composed[i].grad().to_vector());
+        // Without a graph (no slope kept: GELU in place over the product) the same bits again.
+        NoGradGuard no_grad;
+        Tensor yn = linear_gelu(x0, w0, b0, approx);
+        CHECK_FALSE(yn.requires_grad());
+        CHECK(yn.to_vector() == ya.to_vector());
       }
   set_num_threads(0);
 }
