@@ -124,10 +124,10 @@ void reductions(Registry& r) {
   r.add("reduce", "sum all", {{s}}, [](const Inputs& x) { return sum(x[0]); });
   for (bool keep : {false, true}) {
     std::string k = keep ? " keepdim" : "";
-    r.add("reduce", "sum axis 0" + k, {{s}}, [keep](const Inputs& x) { return sum(x[0], {0}, keep); });
-    r.add("reduce", "sum axis -1" + k, {{s}}, [keep](const Inputs& x) { return sum(x[0], {-1}, keep); });
+    r.add("reduce", "sum axis 0" + k, {{s}}, [keep](const Inputs& x) { return sum(x[0], 0, keep); });
+    r.add("reduce", "sum axis -1" + k, {{s}}, [keep](const Inputs& x) { return sum(x[0], -1, keep); });
     r.add("reduce", "sum axes (0, 2)" + k, {{s}}, [keep](const Inputs& x) { return sum(x[0], {0, 2}, keep); });
-    r.add("reduce", "mean axis 1" + k, {{s}}, [keep](const Inputs& x) { return mean(x[0], {1}, keep); });
+    r.add("reduce", "mean axis 1" + k, {{s}}, [keep](const Inputs& x) { return mean(x[0], 1, keep); });
     r.add("reduce", "mean axes (2, 0)" + k, {{s}}, [keep](const Inputs& x) { return mean(x[0], {2, 0}, keep); });
     for (int64_t axis : {0, 1, -1})
       r.add("reduce", "max axis " + std::to_string(axis) + k, {{s, Init::away}},
