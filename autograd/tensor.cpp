@@ -56,8 +56,8 @@ int64_t normalize_axis(int64_t axis, int64_t rank, const char* op) {
 // of fresh memory (like PyTorch's CPU caching). At most kCacheLimit bytes are held, and only as
 // much as keeps the live and the kept buffers together within the most live bytes there have
 // been (the high-water mark; zeroed buffers count twice, see g_zeroed_bytes) plus a little slack
-// (kCacheSlack): the next step finds the buffers it needs, and the tensors take at most a little
-// more memory than at their busiest moment. A freed buffer that does not fit makes room by
+// (buffer_cache_slack): the next step finds the buffers it needs, and the tensors take at most a
+// little more memory than at their busiest moment. A freed buffer that does not fit makes room by
 // releasing kept buffers of other sizes (the newest free is the likeliest to be asked for again).
 namespace {
 #if defined(__SANITIZE_ADDRESS__)

@@ -144,9 +144,6 @@ TEST_CASE("checkpoint without grad mode is the plain call") {
   CHECK(y.to_vector() == std::vector<double>{2, 2});
 }
 
-// The cache's bound over the high-water mark.
-static size_t cache_slack(size_t mark) { return buffer_cache_slack(mark); }
-
 TEST_CASE("the buffer cache's slack is an eighth of the high-water mark, 4 to 16 MiB") {
   constexpr size_t MiB = size_t(1) << 20;
   CHECK(buffer_cache_slack(0) == 4 * MiB);
@@ -162,13 +159,13 @@ TEST_CASE("the buffer cache keeps live and kept buffers within the most there ha
     Tensor a = Tensor::empty({int64_t(4) << 20}), b = Tensor::empty({int64_t(4) << 20});  // 16 MiB each
   }
   TensorMemory m = tensor_memory();
-  CHECK(m.live + m.cached <= m.peak + cache_slack(m.peak));
+  CHECK(m.live + m.cached <= m.peak + buffer_cache_slack(m.peak));
   Tensor c = Tensor::empty({int64_t(8) << 20});  // 32 MiB: a size not kept, a new high-water mark
   m = tensor_memory();
-  CHECK(m.live + m.cached <= m.peak + cache_slack(m.peak));
+  CHECK(m.live + m.cached <= m.peak + buffer_cache_slack(m.peak));
   Tensor d = Tensor::empty({int64_t(3) << 20});  // 12 MiB: kept buffers are released for it
   m = tensor_memory();
-  CHECK(m.live + m.cached <= m.peak + cache_slack(m.peak));
+  CHECK(m.live + m.cached <= m.peak + buffer_cache_slack(m.peak));
 }
 
 #if !defined(__SANITIZE_ADDRESS__)  // under ASan the cache keeps nothing
@@ -185,7 +182,7 @@ TEST_CASE("at a new high-water mark, a buffer of a new size leaves the kept ones
   // Within the mark alone the cache would now keep nothing (live is the mark); with the slack it
   // releases kept buffers only down to 16 MiB, none of them larger than that, so some stay.
   CHECK(m.cached > 0);
-  CHECK(m.cached <= cache_slack(m.peak));
+  CHECK(m.cached <= buffer_cache_slack(m.peak));
 }
 #endif
 
