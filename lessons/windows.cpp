@@ -125,7 +125,7 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
     r.keys_per_query.push_back(a);
     r.keys_per_query_long.push_back(b);
     std::string n = window_name(w, out), as = fmt(a, 2), bs = fmt(b, 2), cs = fmt(b / full, 3);
-    out << "  " << n << std::string(static_cast<size_t>(std::max<int64_t>(1, 8 - static_cast<int64_t>(n.size()))), ' ')
+    out << "  " << n << std::string(static_cast<size_t>(std::max(1, 8 - display_width(n))), ' ')
         << std::string(24 + std::to_string(T).size() - as.size(), ' ') << as
         << std::string(9 + std::to_string(o.timed_length).size() - bs.size(), ' ') << bs
         << std::string(23 + std::to_string(o.timed_length).size() - cs.size(), ' ') << cs << "\n";
@@ -141,16 +141,20 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
       << o.val_windows << tr(out, " val windows)\n", " 个验证窗口）\n");
   for (size_t i = 0; i < o.windows.size(); ++i) {
     std::string n = window_name(o.windows[i], out);
-    out << "  " << n << std::string(static_cast<size_t>(std::max<int64_t>(1, 9 - static_cast<int64_t>(n.size()))), ' ')
+    out << "  " << n << std::string(static_cast<size_t>(std::max(1, 9 - display_width(n))), ' ')
         << fmt(t.first_loss[i], 2) << "         " << fmt(t.last_loss[i], 2) << "        " << fmt(t.val_loss[i], 2)
         << "\n";
   }
   r.val_loss = t.val_loss;
+  // The differences are those of the printed losses (rounded to 2 decimals), so that a reader who
+  // subtracts the table's numbers gets the same.
+  auto printed = [](double loss) { return std::round(loss * 100.0) / 100.0; };
   const double full = t.val_loss.back();
   out << tr(out, "against full attention (", "与全注意力（") << fmt(full, 2) << tr(out, "): ", "）相比：");
-  for (size_t i = 0; i + 1 < o.windows.size(); ++i)
-    out << (i ? tr(out, ", ", "，") : "") << "w = " << o.windows[i] << " " << (t.val_loss[i] >= full ? "+" : "")
-        << fmt(t.val_loss[i] - full, 2);
+  for (size_t i = 0; i + 1 < o.windows.size(); ++i) {
+    const double d = printed(t.val_loss[i]) - printed(full);
+    out << (i ? tr(out, ", ", "，") : "") << "w = " << o.windows[i] << " " << (d >= 0 ? "+" : "") << fmt(d, 2);
+  }
   out << "\n";
   std::vector<double> x;
   for (int64_t w : o.windows) x.push_back(static_cast<double>(w > 0 ? w : T));
