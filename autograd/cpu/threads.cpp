@@ -8,8 +8,9 @@
 // one falls behind (its core slowed or taken by another process), the free one takes its last
 // chunks instead of waiting for them, and a worker that is asleep loses all of its share to the
 // caller. Chunks are claimed by an atomic flag each. Between jobs a worker spins for a short while
-// (a training step calls parallel_for hundreds of times, microseconds apart) and then sleeps on a
-// condition variable, so an idle program costs nothing.
+// (a training step calls parallel_for hundreds of times, microseconds apart), letting other threads
+// have the core after the first 120 us, and then sleeps on a condition variable, so an idle program
+// costs nothing.
 //
 // The generation counter is odd while no job is open. A worker enters a job by counting itself
 // in `inside_` and then re-checking the generation; the caller closes the job (generation odd)
@@ -137,6 +138,11 @@ class Pool {
     uint64_t seen = generation_.load();
     for (;;) {
       // Spin about 0.2 ms for an open job we have not seen, then sleep until one is published.
+      // After 120 us the spin offers the core to other threads every 256 rounds: a job that long
+      // in coming often means that the caller lost its core to another process (two programs on
+      // two cores), and then the spinning worker held the core the caller needed to publish the
+      // job. Two default trainings side by side took 70 s instead of 82; alone, no change
+      // (bench/README.md, the CI-time notes). Within a step jobs come microseconds apart.
       auto fresh = [&] {
         uint64_t g = generation_.load();
         return (g != seen && g % 2 == 0) || stop_.load();
@@ -144,7 +150,10 @@ class Pool {
       auto start = std::chrono::steady_clock::now();
       for (int spins = 0; !fresh(); ++spins) {
         cpu_relax();
-        if ((spins & 255) == 255 && std::chrono::steady_clock::now() - start > std::chrono::microseconds(200)) {
+        if ((spins & 255) != 255) continue;
+        const auto spun = std::chrono::steady_clock::now() - start;
+        if (spun > std::chrono::microseconds(120)) std::this_thread::yield();
+        if (spun > std::chrono::microseconds(200)) {
           std::unique_lock<std::mutex> lock(mutex_);
           sleepers_.fetch_add(1);
           wake_.wait(lock, fresh);
