@@ -168,8 +168,8 @@ ExtrapolationResult run_lesson_extrapolation(std::ostream& out, const Extrapolat
     r.names.push_back(pos_encoding_name(vs[i].pos_encoding));
     r.in_range.push_back(in), r.middle.push_back(mid), r.far.push_back(far);
     const std::string n = variant_label(out, vs[i]);
-    out << "  " << n << std::string(static_cast<size_t>(26 - display_width(n)), ' ') << "  " << fmt(in, 2) << "     "
-        << fmt(mid, 2) << "     " << fmt(far, 2) << "      " << (far >= in ? "+" : "") << fmt(far - in, 2) << "\n";
+    out << "  " << pad_right(n, 26) << "  " << fmt(in, 2) << "     " << fmt(mid, 2) << "     " << fmt(far, 2)
+        << "      " << (far >= in ? "+" : "") << fmt(far - in, 2) << "\n";
   }
   r.per_position = t.per_position;
   std::vector<double> x;

@@ -125,8 +125,7 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
     r.keys_per_query.push_back(a);
     r.keys_per_query_long.push_back(b);
     std::string n = window_name(w, out), as = fmt(a, 2), bs = fmt(b, 2), cs = fmt(b / full, 3);
-    out << "  " << n << std::string(static_cast<size_t>(std::max(1, 8 - display_width(n))), ' ')
-        << std::string(24 + std::to_string(T).size() - as.size(), ' ') << as
+    out << "  " << pad_right(n, 7) << ' ' << std::string(24 + std::to_string(T).size() - as.size(), ' ') << as
         << std::string(9 + std::to_string(o.timed_length).size() - bs.size(), ' ') << bs
         << std::string(23 + std::to_string(o.timed_length).size() - cs.size(), ' ') << cs << "\n";
   }
@@ -141,9 +140,8 @@ WindowsResult run_lesson_windows(std::ostream& out, const WindowsOptions& o) {
       << o.val_windows << tr(out, " val windows)\n", " 个验证窗口）\n");
   for (size_t i = 0; i < o.windows.size(); ++i) {
     std::string n = window_name(o.windows[i], out);
-    out << "  " << n << std::string(static_cast<size_t>(std::max(1, 9 - display_width(n))), ' ')
-        << fmt(t.first_loss[i], 2) << "         " << fmt(t.last_loss[i], 2) << "        " << fmt(t.val_loss[i], 2)
-        << "\n";
+    out << "  " << pad_right(n, 8) << ' ' << fmt(t.first_loss[i], 2) << "         " << fmt(t.last_loss[i], 2)
+        << "        " << fmt(t.val_loss[i], 2) << "\n";
   }
   r.val_loss = t.val_loss;
   // The differences are those of the printed losses (rounded to 2 decimals), so that a reader who
