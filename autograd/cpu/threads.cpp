@@ -141,8 +141,7 @@ class Pool {
       // After 120 us the spin offers the core to other threads every 256 rounds: a job that long
       // in coming often means that the caller lost its core to another process (two programs on
       // two cores), and then the spinning worker held the core the caller needed to publish the
-      // job. Two default trainings side by side took 70 s instead of 82; alone, no change
-      // (bench/README.md, the CI-time notes). Within a step jobs come microseconds apart.
+      // job (bench/README.md, the CI-time notes: the gain with two programs, none alone).
       auto fresh = [&] {
         uint64_t g = generation_.load();
         return (g != seen && g % 2 == 0) || stop_.load();
