@@ -116,17 +116,19 @@ static int64_t linear_rows(const Tensor& x, const Tensor& weight, const Tensor& 
 //   per sequence) making W^T costs more than the product saves, and OpenBLAS keeps them;
 // - a small weight, at most 2^17 elements (512 KB in float), so W, W^T and dW stay in a core's L2
 //   cache; read in place, a larger W^T would stream from L3 for every 8 rows of x;
-// - or, when this build's tiles are AVX-512 (kWideTiles), a weight up to 2^22 elements (GPT-2
-//   small's MLP has 2.4M), made once per call into small_gemm's panels. W^T, W's panels and the
+// - or, when this build's vectors hold 8 floats or more (AVX2, AVX-512: kLargeWeightsDirect), a
+//   weight up to 2^22 elements (GPT-2 small's MLP has 2.4M), made once per call into small_gemm's
+//   panels; with 4-float vectors (SSE, NEON) OpenBLAS's kernels keep them. W^T, W's panels and the
 //   per-chunk dW are scratch copies of W (up to 9), so a 50257-token LM head stays on OpenBLAS.
 // The measurements behind these limits: bench/README.md, "How the speed is won".
 constexpr int64_t kSmallWeight = int64_t(1) << 17;
 constexpr int64_t kLargestDirectWeight = int64_t(1) << 22;
 constexpr int64_t kPanelRows = 256;
-constexpr bool kWideTiles = xsimd::batch<float>::size >= 16;
+constexpr bool kWideTiles = xsimd::batch<float>::size >= 16;  // AVX-512 tiles
+constexpr bool kLargeWeightsDirect = xsimd::batch<float>::size >= 8;
 constexpr int64_t kFineBlockWeight = int64_t(1) << 15;  // from here a block of 64 rows is >= 4 MFLOP
 static bool direct_linear(int64_t rows, int64_t in, int64_t out) {
-  const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && kWideTiles);
+  const bool fits = in * out <= kSmallWeight || (in * out <= kLargestDirectWeight && kLargeWeightsDirect);
   return fits && rows >= 2 * kPanelRows;
 }
 

@@ -25,10 +25,10 @@ struct HeadLayout {
 inline HeadLayout bhtd_layout(int64_t H, int64_t T, int64_t D) { return {H * T * D, T * D, D}; }
 inline HeadLayout packed_layout(int64_t T, int64_t width, int64_t D) { return {T * width, D, width}; }
 
-// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS: D <= 32 with AVX2
-// (at D = 64 OpenBLAS is as fast or faster), D <= 64 when the kernel's vectors hold 16 floats
-// (AVX-512). Measured in bench/README.md, "How the speed is won".
-constexpr int64_t kSmallHeadMaxD = xsimd::batch<float>::size >= 16 ? 64 : 32;
+// Heads of size D <= this multiply with small_gemm, larger ones with OpenBLAS: D <= 64 when the
+// kernel's vectors hold 8 floats or more (AVX2, AVX-512), D <= 32 with 4-float vectors (SSE,
+// NEON). Measured in bench/README.md, "How the speed is won".
+constexpr int64_t kSmallHeadMaxD = xsimd::batch<float>::size >= 8 ? 64 : 32;
 inline bool use_small_gemm(int64_t D) { return D <= kSmallHeadMaxD; }
 
 // C (M, N) = alpha op(A) B + beta C, op(A) = A^T when ta; on small_gemm when small, else BLAS.

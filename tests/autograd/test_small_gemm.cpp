@@ -262,9 +262,9 @@ TEST_CASE("transpose_block with rows ldd apart in dst: two halves make the whole
     }
 }
 
-// Attention multiplies heads of D <= kSmallHeadMaxD (32, or 64 with AVX-512) with small_gemm and
-// bigger ones with OpenBLAS: both sides of that cut-over, causal over three row blocks of 32
-// (T = 70), against matmul + masked softmax.
+// Attention multiplies heads of D <= kSmallHeadMaxD (64 with AVX2 or AVX-512, 32 with 4-float
+// vectors) with small_gemm and bigger ones with OpenBLAS: both sides of that cut-over, causal over
+// three row blocks of 32 (T = 70), against matmul + masked softmax.
 TEST_CASE("attention on both sides of the small_gemm cut-over equals the composed version") {
   const int64_t B = 1, H = 2, T = 70;
   std::vector<double> mask(static_cast<size_t>(T * T));
