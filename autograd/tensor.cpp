@@ -73,8 +73,13 @@ constexpr size_t kCacheLimit = size_t(1) << 30;
 // (bench/README.md, the cache-slack notes); GPT-2 size's peak memory is unchanged. The floor is for
 // small models: with an eighth of tiny's 13 MiB mark a tiny step still mapped a 1 MiB buffer
 // afresh (about 250 page faults); with 4 MiB none, and the step ran 1.11x as fast on AVX2 kernels,
-// 1.20x on AVX-512.
-constexpr size_t kCacheSlackMin = size_t(4) << 20, kCacheSlackMax = size_t(16) << 20;
+// 1.20x on AVX-512. The ceiling depends on the mark: up to kLargeMark the slack may reach
+// kCacheSlackMax, so a model of a few hundred MiB (bench_gpt's medium) keeps the buffers its
+// backward frees while the zeroed gradients still count against the bound, instead of mapping
+// them afresh in the next forward; from kLargeMark on (GPT-2 size), where memory limits what a
+// machine can train, the slack stays at kLargeMarkSlack and the peak at what it was.
+constexpr size_t kCacheSlackMin = size_t(4) << 20, kCacheSlackMax = size_t(96) << 20;
+constexpr size_t kLargeMark = size_t(1) << 30, kLargeMarkSlack = size_t(16) << 20;
 constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
 constexpr size_t kNoSize = 0;       // no buffer has this size
 
@@ -138,6 +143,7 @@ size_t cache_room() {
 }  // namespace
 
 size_t buffer_cache_slack(size_t high_water_mark) {
+  if (high_water_mark >= kLargeMark) return kLargeMarkSlack;
   return std::clamp(high_water_mark / 8, kCacheSlackMin, kCacheSlackMax);
 }
 
