@@ -206,15 +206,16 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
   });
 }
 
-// The backward of a linear layer with a small weight (a gradient dW that stays in a core's cache),
-// in one pass over dy: its rows are cut into `chunks` consecutive chunks (fixed by the shape, one
-// thread on each at a time) and each chunk walks its panels of kPanelRows rows. While a panel of dy
-// is in cache it gives the panel's rows of dx = dy W, adds the panel's dy^T x to the chunk's dW
-// (both on small_gemm, which reads dy^T and W as they lie) and its column sums to the chunk's db.
-// Done as three passes over the whole batch instead (two products and a column sum), dy (4 MB in
-// small's MLP) comes from memory three times; a step of bench_gpt's small shape runs 1-4% faster
-// this way (steps taken in turn, bench/README.md), tiny's up to 1%. Chunk 0 adds into the .grad
-// tensors themselves, the others into scratch that is added
+// The backward of a linear layer on small_gemm (direct_linear: a small weight, or a large one in
+// builds with vectors of 8 floats or more), in one pass over dy: its rows are cut into `chunks`
+// consecutive chunks (fixed by the shape, one thread on each at a time) and each chunk walks its
+// panels of kPanelRows rows. While a panel of dy is in cache it gives the panel's rows of dx = dy W,
+// adds the panel's dy^T x to the chunk's dW (both on small_gemm: a large W packed into its panels
+// once per call; with tiles narrower than AVX-512, dy^T and x copied per panel by
+// small_gemm_packed_a) and its column sums to the chunk's db. Done as three passes over the whole
+// batch instead (two products and a column sum), dy (4 MB in small's MLP) would come from memory
+// three times (bench/README.md, the row-panel figures). Chunk 0 adds into the .grad tensors
+// themselves, the others into scratch that is added
 // to them after, in chunk order: the same bits for any number of threads. `dy_rows(r0, r1)` points
 // at rows [r0, r1) of dy; linear_gelu makes them there, dy times its kept GELU slope (into a buffer
 // of the thread's own), so its dpre is never written out.

@@ -173,9 +173,28 @@ void row_panel(int64_t N, int64_t K, T alpha, const T* A, int64_t rsa, int64_t c
 
 // Calls panel(std::integral_constant<int, R>{}, m) for the panels of R rows that cover [0, M):
 // kTileRows rows each, then one panel of the 0 to kTileRows - 1 rows left.
+//
+// With 6-row tiles, 1 to 3 rows left are instead taken together with the last whole panel's 6
+// and cut as 4 + 3, 4 + 4 or 5 + 4 rows. A tile of R rows keeps 2R chains of multiply-adds going,
+// and two FMA pipes with a latency of 4 cycles need 8 to stay busy: a panel of 1 or 2 rows runs
+// at a quarter or half of the speed (the 2 rows left when 128 or 512 rows meet 6-row tiles).
+// Each element of C is still one sum over k in order; only the epilogue's rounding with alpha
+// != 1 and beta != 0 differs between tiles of fewer than 3 rows and the others (see tile).
 template <class Panel>
 void for_row_panels(int64_t M, Panel panel) {
   int64_t m = 0;
+#if !defined(__AVX512F__)
+  static_assert(kTileRows == 6);
+  if (const int64_t left = M % 6; M > 6 && left >= 1 && left <= 3) {
+    for (; m + 12 <= M; m += 6) panel(std::integral_constant<int, 6>{}, m);
+    switch (left) {
+      case 1: panel(std::integral_constant<int, 4>{}, m), panel(std::integral_constant<int, 3>{}, m + 4); break;
+      case 2: panel(std::integral_constant<int, 4>{}, m), panel(std::integral_constant<int, 4>{}, m + 4); break;
+      default: panel(std::integral_constant<int, 5>{}, m), panel(std::integral_constant<int, 4>{}, m + 5); break;
+    }
+    return;
+  }
+#endif
   for (; m + kTileRows <= M; m += kTileRows) panel(std::integral_constant<int, kTileRows>{}, m);
   switch (M - m) {
     case 7: panel(std::integral_constant<int, 7>{}, m); break;
