@@ -65,19 +65,21 @@ constexpr size_t kCacheLimit = 0;  // under ASan every buffer is really freed, s
 #else
 constexpr size_t kCacheLimit = size_t(1) << 30;
 #endif
-// How far over the high-water mark the kept buffers may go (buffer_cache_slack): an eighth of the
-// mark, at least kCacheSlackMin and at most kCacheSlackMax. Within the mark alone, a step at its
-// busiest that makes a buffer of a size not kept has to release kept buffers of other sizes, which
-// the next step then maps and faults in afresh: about 3,000 page faults a step of bench_gpt's small
-// shape. With the slack the kept buffers serve every step, and the step ran 6-8% faster
-// (bench/README.md, the cache-slack notes); GPT-2 size's peak memory is unchanged. The floor is for
-// small models: with an eighth of tiny's 13 MiB mark a tiny step still mapped a 1 MiB buffer
-// afresh (about 250 page faults); with 4 MiB none, and the step ran 1.11x as fast on AVX2 kernels,
-// 1.20x on AVX-512. The ceiling depends on the mark: up to kLargeMark the slack may reach
-// kCacheSlackMax, so a model of a few hundred MiB (bench_gpt's medium) keeps the buffers its
-// backward frees while the zeroed gradients still count against the bound, instead of mapping
-// them afresh in the next forward; from kLargeMark on (GPT-2 size), where memory limits what a
-// machine can train, the slack stays at kLargeMarkSlack and the peak at what it was.
+// How far over the high-water mark the kept buffers may go (buffer_cache_slack): as much as the
+// mark itself, at least kCacheSlackMin and at most kCacheSlackMax. Within the mark alone, a step at
+// its busiest that makes a buffer of a size not kept has to release kept buffers of other sizes,
+// which the next step then maps and faults in afresh: about 3,000 page faults a step of bench_gpt's
+// small shape. With the slack the kept buffers serve every step (bench/README.md, the cache-slack
+// notes). The floor is for small models (a tiny step mapped a 1 MiB buffer afresh without it). As
+// much as the mark is for evaluation, forwards without a graph: each activation is freed as soon
+// as the next op has read it, so the mark is only the few buffers live at once, and an eighth of
+// it kept none of the larger ones: `scratchformer eval` mapped every buffer afresh for every
+// forward (bench/README.md, the leftover-rows notes). The ceiling depends on the mark: up to
+// kLargeMark the slack may reach kCacheSlackMax, so a model of a few hundred MiB (bench_gpt's
+// medium) keeps the buffers its backward frees while the zeroed gradients still count against the
+// bound, instead of mapping them afresh in the next forward; from kLargeMark on (GPT-2 size), where
+// memory limits what a machine can train, the slack stays at kLargeMarkSlack and the peak at what
+// it was.
 constexpr size_t kCacheSlackMin = size_t(4) << 20, kCacheSlackMax = size_t(96) << 20;
 constexpr size_t kLargeMark = size_t(1) << 30, kLargeMarkSlack = size_t(16) << 20;
 constexpr size_t kSmallest = 4096;  // below this, malloc is fast enough: no caching
@@ -144,7 +146,7 @@ size_t cache_room() {
 
 size_t buffer_cache_slack(size_t high_water_mark) {
   if (high_water_mark >= kLargeMark) return kLargeMarkSlack;
-  return std::clamp(high_water_mark / 8, kCacheSlackMin, kCacheSlackMax);
+  return std::clamp(high_water_mark, kCacheSlackMin, kCacheSlackMax);
 }
 
 TensorMemory tensor_memory() {

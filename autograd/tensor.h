@@ -77,7 +77,7 @@ struct TensorMemory {
 TensorMemory tensor_memory();
 void reset_peak_tensor_bytes();  // peak = live from now on
 // How many bytes the cache may keep beyond the most live bytes there have been (the high-water
-// mark, which reset_peak_tensor_bytes does not lower): an eighth of the mark, 4 to 96 MiB, and
+// mark, which reset_peak_tensor_bytes does not lower): as much as the mark, 4 to 96 MiB, and
 // 16 MiB once the mark reaches 1 GiB.
 size_t buffer_cache_slack(size_t high_water_mark);
 
