@@ -2,6 +2,7 @@
 #include "data/lm_batches.h"
 
 #include "autograd/errors.h"
+#include "data/rng_state.h"
 
 namespace sf::data {
 
@@ -87,7 +88,7 @@ static void check_state_fits(const nlohmann::json& s, const std::string& kind, c
 void RandomWindows::set_state(const nlohmann::json& s) {
   check_state_fits(s, "random_windows", "not a random-window sampler state", tokens_, block_size_, batch_size_);
   try {
-    gen_.set_state(s.at("rng").get<std::vector<uint64_t>>());
+    gen_.set_state(rng_state_from_json(s.at("rng"), "rng"));
     drawn_ = s.at("batches").get<int64_t>();
     seed_ = s.at("seed").get<uint64_t>();
   } catch (const nlohmann::json::exception& e) {

@@ -21,6 +21,7 @@
 #include "train/lm_data.h"
 #include "train/models.h"
 #include "train/task.h"
+#include "data/rng_state.h"
 
 namespace sf {
 
@@ -246,7 +247,7 @@ class LmTask : public Task {
     } else {
       train_batches_.set_state(s["train_windows"]);
     }
-    model_->dropout_rng().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
+    model_->dropout_rng().set_state(data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng"));
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
   std::string sample_report(const std::vector<std::string>& samples) const override {

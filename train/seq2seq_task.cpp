@@ -11,6 +11,7 @@
 #include "train/inspect.h"
 #include "train/models.h"
 #include "train/task.h"
+#include "data/rng_state.h"
 
 namespace sf {
 
@@ -148,7 +149,7 @@ class Seq2SeqTask : public Task {
     if (!s.contains("task") || !s.contains("dropout_rng"))
       throw CheckpointError("data state: missing \"task\" or \"dropout_rng\"");
     task_.set_state(s["task"]);
-    model_->generator_rng().set_state(s["dropout_rng"].get<std::vector<uint64_t>>());
+    model_->generator_rng().set_state(data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng"));
   }
   // The "vocabulary" of a task is fixed by its config: special tokens, then the symbols.
   json tokenizer_json() const override {
