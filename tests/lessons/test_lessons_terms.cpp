@@ -162,6 +162,8 @@ std::vector<fs::path> chinese_markdown_files() {
     if (e.path().extension() == ".md" && e.path().filename() != "glossary.md") files.push_back(e.path());
   for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "exercises" / "zh"))  // the exercises' tasks
     if (e.path().extension() == ".md") files.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "docs" / "zh"))  // the user pages
+    if (e.path().extension() == ".md") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
