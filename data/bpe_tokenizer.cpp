@@ -1,6 +1,7 @@
 // bpe_tokenizer.cpp: encoding with learned merges, decoding, JSON. Training is in bpe_train.cpp.
 #include "data/bpe_tokenizer.h"
 
+#include <cstdint>
 #include <queue>
 
 #include "autograd/errors.h"
@@ -101,7 +102,11 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
   }
   std::vector<Merge> merges;
   for (const auto& m : j["merges"]) {
-    if (!m.is_array() || m.size() != 2 || !m[0].is_number_integer() || !m[1].is_number_integer())
+    auto id = [](const nlohmann::json& t) {  // an integer that get<int32_t> keeps as it is
+      return t.is_number_unsigned() ? t.get<uint64_t>() <= uint64_t(INT32_MAX)
+                                    : t.is_number_integer() && t.get<int64_t>() >= INT32_MIN;
+    };
+    if (!m.is_array() || m.size() != 2 || !id(m[0]) || !id(m[1]))
       throw bad("merge " + std::to_string(merges.size()) + " must be a pair of token ids");
     merges.push_back({m[0].get<int32_t>(), m[1].get<int32_t>()});
   }

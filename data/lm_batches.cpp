@@ -2,7 +2,7 @@
 #include "data/lm_batches.h"
 
 #include "autograd/errors.h"
-#include "data/rng_state.h"
+#include "data/saved_state.h"
 
 namespace sf::data {
 
@@ -78,19 +78,31 @@ static DataError bad_state(const std::string& why) { return DataError("data stat
 static void check_state_fits(const nlohmann::json& s, const std::string& kind, const std::string& not_kind,
                              const Tokens& tokens, int64_t block_size, int64_t batch_size) {
   if (!s.is_object() || s.value("kind", "") != kind) throw bad_state(not_kind);
-  if (s.value("tokens", uint64_t(0)) != tokens->size())
-    throw bad_state("saved for " + std::to_string(s.value("tokens", uint64_t(0))) + " tokens, the data now has " +
+  for (const char* key : {"tokens", "block_size", "batch_size"})
+    if (!s.contains(key)) throw bad_state(std::string("missing \"") + key + "\"");
+  uint64_t saved_tokens = 0;
+  int64_t saved_block_size = 0, saved_batch_size = 0;
+  try {
+    saved_tokens = saved_u64(s.at("tokens"), "\"tokens\"");
+    saved_block_size = saved_i64(s.at("block_size"), "\"block_size\"");
+    saved_batch_size = saved_i64(s.at("batch_size"), "\"batch_size\"");
+  } catch (const Error& e) { throw bad_state(e.what()); }
+  if (saved_tokens != tokens->size())
+    throw bad_state("saved for " + std::to_string(saved_tokens) + " tokens, the data now has " +
                     std::to_string(tokens->size()) + " (the dataset or tokenizer changed)");
-  if (s.value("block_size", int64_t(0)) != block_size || s.value("batch_size", int64_t(0)) != batch_size)
+  if (saved_block_size != block_size || saved_batch_size != batch_size)
     throw bad_state("saved with another block_size or batch_size");
 }
 
 void RandomWindows::set_state(const nlohmann::json& s) {
   check_state_fits(s, "random_windows", "not a random-window sampler state", tokens_, block_size_, batch_size_);
   try {
-    gen_.set_state(rng_state_from_json(s.at("rng"), "rng"));
-    drawn_ = s.at("batches").get<int64_t>();
-    seed_ = s.at("seed").get<uint64_t>();
+    const std::vector<uint64_t> rng = rng_state_from_json(s.at("rng"), "rng");
+    const int64_t drawn = saved_i64(s.at("batches"), "\"batches\"");
+    const uint64_t seed = saved_u64(s.at("seed"), "\"seed\"");
+    gen_.set_state(rng);
+    drawn_ = drawn;
+    seed_ = seed;
   } catch (const nlohmann::json::exception& e) {
     throw bad_state(std::string("malformed (") + e.what() + ")");
   } catch (const Error& e) { throw bad_state(e.what()); }
@@ -132,16 +144,23 @@ void TorchWindows::set_state(const nlohmann::json& s) {
   check_state_fits(s, "torch_windows",
                    "not a PyTorch-generator window sampler state (the checkpoint was saved with another train.rng)",
                    tokens_, block_size_, batch_size_);
+  std::vector<int64_t> pending;
+  int64_t drawn = 0;
   try {
-    std::vector<int64_t> pending = s.at("pending").get<std::vector<int64_t>>();
-    const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;
-    if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u))
-      throw bad_state("\"pending\" has the wrong length");
-    for (int64_t i : pending)
-      if (i < 0 || i >= starts) throw bad_state("a pending window start is outside the data");
-    pending_ = std::move(pending);
-    drawn_ = s.at("batches").get<int64_t>();
-  } catch (const nlohmann::json::exception& e) { throw bad_state(std::string("malformed (") + e.what() + ")"); }
+    const nlohmann::json& saved = s.at("pending");
+    if (!saved.is_array()) throw Error("\"pending\" must be an array of window starts");
+    for (const nlohmann::json& i : saved) pending.push_back(saved_i64(i, "a pending window start"));
+    drawn = saved_i64(s.at("batches"), "\"batches\"");
+  } catch (const nlohmann::json::exception& e) {
+    throw bad_state(std::string("malformed (") + e.what() + ")");
+  } catch (const Error& e) { throw bad_state(e.what()); }
+  if (pending.size() != (prefetch_ ? static_cast<size_t>(batch_size_) : 0u))
+    throw bad_state("\"pending\" has the wrong length");
+  const int64_t starts = static_cast<int64_t>(tokens_->size()) - block_size_;
+  for (int64_t i : pending)
+    if (i < 0 || i >= starts) throw bad_state("a pending window start is outside the data");
+  pending_ = std::move(pending);
+  drawn_ = drawn;
 }
 
 SequentialWindows::SequentialWindows(Tokens tokens, int64_t block_size, int64_t batch_size, const std::string& where)

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "autograd/errors.h"
-#include "data/rng_state.h"
+#include "data/saved_state.h"
 
 namespace sf::data {
 
@@ -201,8 +201,10 @@ void Seq2SeqTask::set_state(const nlohmann::json& s) {
   if (!s.is_object() || s.value("kind", "") != "seq2seq" || s.value("task", "") != task_name(kind_))
     throw DataError("data state in checkpoint: not a state of the \"" + std::string(task_name(kind_)) + "\" task");
   try {
-    gen_.set_state(rng_state_from_json(s.at("rng"), "data state in checkpoint: rng"));
-    drawn_ = s.at("examples").get<int64_t>();
+    const std::vector<uint64_t> rng = rng_state_from_json(s.at("rng"), "rng");
+    const int64_t drawn = saved_i64(s.at("examples"), "\"examples\"");
+    gen_.set_state(rng);
+    drawn_ = drawn;
   } catch (const nlohmann::json::exception& e) {
     throw DataError(std::string("data state in checkpoint: malformed (") + e.what() + ")");
   } catch (const Error& e) { throw DataError(std::string("data state in checkpoint: ") + e.what()); }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "autograd/ops.h"
 
@@ -93,7 +94,7 @@ void GradScaler::load_state_dict(const nlohmann::json& s) {
     throw CheckpointError("grad_scaler state: missing integer 'growth_tracker'");
   const double scale = s.at("scale").get<double>();
   const int64_t tracker = s.at("growth_tracker").get<int64_t>();
-  if (!(scale > 0) || !std::isfinite(static_cast<float>(scale)))
+  if (!(scale > 0) || !(scale <= std::numeric_limits<float>::max()))  // checked before the cast to float
     throw CheckpointError("grad_scaler state: 'scale' must be a finite float32 > 0, got " + s.at("scale").dump());
   if (tracker < 0 || tracker >= options_.growth_interval)
     throw CheckpointError("grad_scaler state: 'growth_tracker' must be in [0, growth_interval), got " +

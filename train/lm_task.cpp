@@ -21,7 +21,7 @@
 #include "train/lm_data.h"
 #include "train/models.h"
 #include "train/task.h"
-#include "data/rng_state.h"
+#include "data/saved_state.h"
 
 namespace sf {
 

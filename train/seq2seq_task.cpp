@@ -11,7 +11,7 @@
 #include "train/inspect.h"
 #include "train/models.h"
 #include "train/task.h"
-#include "data/rng_state.h"
+#include "data/saved_state.h"
 
 namespace sf {
 

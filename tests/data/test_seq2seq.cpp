@@ -157,6 +157,14 @@ TEST_CASE("seq2seq: seeded and resumable") {
   Seq2SeqTask copy(config("copy"), 5);
   CHECK(error_of<DataError>([&] { copy.set_state(state); }) ==
         "data state in checkpoint: not a state of the \"copy\" task");
+  nlohmann::json float_count = state;
+  float_count["examples"] = 1e30;  // would be an undefined cast to int64
+  CHECK(error_of<DataError>([&] { resumed.set_state(float_count); }) ==
+        "data state in checkpoint: \"examples\": must be a 64-bit integer, got 1e+30");
+  nlohmann::json float_rng = state;
+  float_rng["rng"][0] = 5.37e19;
+  CHECK(error_of<DataError>([&] { resumed.set_state(float_rng); }) ==
+        "data state in checkpoint: rng: a generator state must be an array of unsigned integers");
 }
 
 TEST_CASE("seq2seq: collate pads, shifts the decoder and masks padding") {

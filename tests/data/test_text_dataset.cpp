@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <fstream>
+#include <tuple>
 
 #include "autograd/errors.h"
 #include "data/char_tokenizer.h"
@@ -200,6 +201,28 @@ TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
   RandomWindows other(std::make_shared<const std::vector<int32_t>>(300, 0), 16, 4, 42);
   CHECK(contains(error_of<DataError>([&] { other.set_state(state); }),
                  "data state in checkpoint: saved for 500 tokens, the data now has 300"));
+  // Counts and seeds must be integers that fit: nlohmann would cast 1e30 to int64 (undefined) and
+  // wrap 2^63 to a negative count. Each is refused, and the sampler is left as it was.
+  const int64_t drawn_before = resumed.batches_drawn();
+  for (auto [key, value, message] :
+       {std::tuple{"batches", nlohmann::json(1e30), "\"batches\": must be a 64-bit integer, got 1e+30"},
+        std::tuple{"batches", nlohmann::json(uint64_t(1) << 63),
+                   "\"batches\": must be a 64-bit integer, got 9223372036854775808"},
+        std::tuple{"seed", nlohmann::json(-1), "\"seed\": must be an integer >= 0, got -1"},
+        std::tuple{"seed", nlohmann::json(4.2e19), "\"seed\": must be an integer >= 0"},
+        std::tuple{"tokens", nlohmann::json(500.0), "\"tokens\": must be an integer >= 0"},
+        std::tuple{"block_size", nlohmann::json(1e300), "\"block_size\": must be a 64-bit integer"}}) {
+    nlohmann::json bad = state;
+    bad[key] = value;
+    CAPTURE(std::string(key));
+    CHECK(contains(error_of<DataError>([&] { resumed.set_state(bad); }),
+                   std::string("data state in checkpoint: ") + message));
+  }
+  nlohmann::json no_tokens = state;
+  no_tokens.erase("tokens");
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(no_tokens); }),
+                 "data state in checkpoint: missing \"tokens\""));
+  CHECK(resumed.batches_drawn() == drawn_before);
   CHECK(contains(
       error_of<DataError>([&] { RandomWindows(std::make_shared<const std::vector<int32_t>>(10, 0), 16, 4, 1); }),
       "train split: 10 tokens, but one window needs block_size + 1 = 17"));
@@ -261,7 +284,11 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   CHECK(contains(error_of<DataError>([&] { resumed.set_state(short_pending); }), "\"pending\" has the wrong length"));
   nlohmann::json wrong_type = state;
   wrong_type["pending"] = "x";
-  CHECK(contains(error_of<DataError>([&] { resumed.set_state(wrong_type); }), "malformed"));
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(wrong_type); }), "\"pending\" must be an array"));
+  nlohmann::json float_start = state;
+  float_start["pending"][0] = 1e30;  // would be an undefined cast to int64
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(float_start); }),
+                 "a pending window start: must be a 64-bit integer, got 1e+30"));
 }
 
 TEST_CASE("concat_rows stacks batches row after row, and refuses mixed block sizes") {

@@ -104,6 +104,9 @@ TEST_CASE("tokenizer JSON: malformed files are clear errors") {
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"bpe\", \"merges\": [[300, 1]]}");
   CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
                  "merge 0 (300, 1) uses a token that does not exist yet"));
+  // 2^32 + 65 would narrow to 65 in get<int32_t> and pass as a valid merge of two bytes.
+  sf::test::write_bytes(dir / "t.json", "{\"type\": \"bpe\", \"merges\": [[4294967361, 66]]}");
+  CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }), "merge 0 must be a pair of token ids"));
   sf::test::write_bytes(dir / "t.json", "{\"type\": \"char\", \"chars\": \"\"}");  // found by fuzzing
   CHECK(contains(error_of<DataError>([&] { load_tokenizer(dir / "t.json"); }),
                  "t.json: char tokenizer field \"chars\" is empty"));

@@ -105,6 +105,9 @@ TEST_CASE("GradScaler state round-trips and bad state names the key") {
   CHECK(b.scale() == a.scale());
   CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 2.0}}), "grad_scaler state: missing integer 'growth_tracker'",
                        CheckpointError);
+  // A scale beyond float32's range is refused before it is cast to float (undefined there).
+  CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 1e300}, {"growth_tracker", 0}}),
+                       "grad_scaler state: 'scale' must be a finite float32 > 0, got 1e+300", CheckpointError);
 }
 
 // loss = c * sum(x W^T) with c = 2^-27 has dloss/dW[j][i] = c * sum_b x[b][i]. In fp16 the incoming

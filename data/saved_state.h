@@ -1,0 +1,46 @@
+// saved_state.h: numbers read back from a checkpoint's JSON state.
+//
+// nlohmann's get<int64_t>() and get<uint64_t>() take a number written as a float (1e30) with a
+// plain cast, which is undefined behaviour out of the type's range, and they wrap an unsigned
+// integer above INT64_MAX into a negative one. A saved counter, seed or generator word is always
+// written as an integer, so these accept integers that fit and throw Error naming the field
+// otherwise: the callers turn it into their DataError or CheckpointError.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/errors.h"
+
+namespace sf::data {
+
+// j as an unsigned 64-bit integer; `what` names the field in the error.
+inline uint64_t saved_u64(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_number_unsigned()) throw Error(what + ": must be an integer >= 0, got " + j.dump());
+  return j.get<uint64_t>();
+}
+
+// j as a signed 64-bit integer (an unsigned one above INT64_MAX does not fit).
+inline int64_t saved_i64(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)))
+    throw Error(what + ": must be a 64-bit integer, got " + j.dump());
+  return j.get<int64_t>();
+}
+
+// The words of a saved Generator state; throws Error starting with `what` if j is not an array of
+// unsigned integers (Generator::set_state checks there are 4).
+inline std::vector<uint64_t> rng_state_from_json(const nlohmann::json& j, const std::string& what) {
+  std::vector<uint64_t> words;
+  if (j.is_array())
+    for (const nlohmann::json& w : j) {
+      if (!w.is_number_unsigned()) break;
+      words.push_back(w.get<uint64_t>());
+    }
+  if (!j.is_array() || words.size() != j.size())
+    throw Error(what + ": a generator state must be an array of unsigned integers");
+  return words;
+}
+
+}  // namespace sf::data
