@@ -77,9 +77,9 @@ AttentionResult run_lesson_attention(std::ostream& out) {
   Tensor output = matmul(weights, V);  // (1, S) @ (S, d_v) -> (1, d_v)
   // [/excerpt]
   r.output = output.to_vector();
-  out << tr(out, "  exact (from the unrounded weights):     ", "  精确值（用未舍入的权重）：     ")
+  out << tr(out, "  exact (from the unrounded weights):      ", "  精确值（用未舍入的权重）：     ")
       << fmt_vec(r.output, 4) << "\n";
-  out << tr(out, "  the same to 3 digits:                    ", "  保留 3 位小数：                 ")
+  out << tr(out, "  the same to 3 digits:                    ", "  保留 3 位小数：                ")
       << fmt_vec(r.output, 3) << "\n";
   // The same sum by hand, as the formula sum_s w_s V[s, :] in xtensor over V's own numbers.
   // [excerpt: by_hand_sum]
