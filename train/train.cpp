@@ -333,8 +333,10 @@ static bool open_run(Run& run, TrainResult& result) {
   const std::string data_sha = build_task(run, tokenizer);
   const std::string schedule_note = run.options.resume ? keep_decay_steps(run) : "";
   if (run.task->micro_batches() > 1) run.grads.emplace(run.params);
-  write_run_folder(run, run_id, data_sha);
+  // A resume restores the checkpoint before it writes anything: a checkpoint that cannot be
+  // restored leaves the run folder as it was.
   if (run.options.resume) restore_last(run);
+  write_run_folder(run, run_id, data_sha);
   result.first_step = run.start;
   if (run.writer())
     run.metrics.emplace(run.run_dir, run.options.resume ? run.start + 1 : -1);  // a resumed run redoes steps > start

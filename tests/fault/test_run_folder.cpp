@@ -27,9 +27,11 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "data/sha256.h"
 #include "data/utf8.h"
 #include "tests/bad_inputs/cli_runner.h"
 #include "tests/fault/fault_util.h"
@@ -264,6 +266,43 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
   fs::copy_file(run / "config.json", twin / "config.json", fs::copy_options::overwrite_existing);
   check_refused(run_cli({"train", "--resume", twin.string(), "--set", "train.steps=30"}, 120),
                 "belongs to another run");
+}
+
+// A checkpoint whose data state holds a count written as a float (1e30, which nlohmann would cast
+// to int64: undefined) or a generator word out of range: resume refuses it in one line, naming
+// the field, before it writes anything to the run folder.
+TEST_CASE("resume refuses a data state with counts that are not integers, and writes nothing") {
+  TempDir tmp("bad_data_state");
+  fs::path run = tmp.path / "run";
+  train_tiny(run, {"--set", "train.steps=10"});
+  const fs::path record_path = run / "checkpoints" / "last.json";
+  const json good = json::parse(slurp(record_path));
+  auto write_record = [&](json record) {  // with its checksum made right, so that only the field is wrong
+    record.erase("record_sha256");
+    record["record_sha256"] = sf::data::sha256_hex(record.dump(1));
+    std::ofstream(record_path) << record.dump(1);
+  };
+  for (auto [field, value, message] :
+       {std::tuple{"batches", json(1e30), "data state in checkpoint: \"batches\": must be a 64-bit integer, got 1e+30"},
+        std::tuple{"seed", json(-3), "data state in checkpoint: \"seed\": must be an integer >= 0, got -3"}}) {
+    json record = good;
+    record["data"]["train_windows"][field] = value;
+    write_record(record);
+    const auto before = snapshot(run);
+    CAPTURE(std::string(field));
+    check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=12"}, 120), message);
+    CHECK(snapshot(run) == before);  // config.json not rewritten with train.steps 12
+  }
+  json record = good;
+  record["data"]["dropout_rng"][0] = 5.37e19;
+  write_record(record);
+  check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=12"}, 120),
+                "data state: dropout_rng: a generator state must be an array of unsigned integers");
+  write_record(good);  // the run as it was resumes
+  CliResult ok = run_cli({"train", "--resume", run.string(), "--set", "train.steps=12"}, 300);
+  INFO("stderr: " << ok.err);
+  CHECK(ok.exit_code == 0);
+  CHECK(train_losses(run).size() == 12);
 }
 
 // A resume used to need RUN/config.json even with the config given on the command line, and
