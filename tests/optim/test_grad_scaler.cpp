@@ -105,9 +105,17 @@ TEST_CASE("GradScaler state round-trips and bad state names the key") {
   CHECK(b.scale() == a.scale());
   CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 2.0}}), "grad_scaler state: missing integer 'growth_tracker'",
                        CheckpointError);
-  // A scale beyond float32's range is refused before it is cast to float (undefined there).
+  // A scale beyond float32's range is refused before it is cast to float (undefined there), and
+  // one that would round to a scale of 0.
   CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 1e300}, {"growth_tracker", 0}}),
-                       "grad_scaler state: 'scale' must be a finite float32 > 0, got 1e+300", CheckpointError);
+                       "grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got 1e+300",
+                       CheckpointError);
+  CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 1e-50}, {"growth_tracker", 0}}),
+                       "grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got 1e-50",
+                       CheckpointError);
+  CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 0.0}, {"growth_tracker", 0}}),
+                       "grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got 0.0",
+                       CheckpointError);
 }
 
 // loss = c * sum(x W^T) with c = 2^-27 has dloss/dW[j][i] = c * sum_b x[b][i]. In fp16 the incoming
