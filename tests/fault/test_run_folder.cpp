@@ -269,8 +269,8 @@ TEST_CASE("resume verifies what it continues: an edited config.json, another run
 }
 
 // A checkpoint whose data state holds a count written as a float (1e30, which nlohmann would cast
-// to int64: undefined) or a generator word out of range: resume refuses it in one line, naming
-// the field, before it writes anything to the run folder.
+// to int64: undefined), a negative seed, or a generator word written as a float: resume refuses it
+// in one line naming the field, before it writes anything to the run folder.
 TEST_CASE("resume refuses a data state with counts that are not integers, and writes nothing") {
   TempDir tmp("bad_data_state");
   fs::path run = tmp.path / "run";
