@@ -110,7 +110,8 @@ enum class SlowLessons { run, texts_only };
 std::vector<std::string> check_lesson_texts(const std::string& root, const Lesson& lesson,
                                             SlowLessons slow = SlowLessons::run);
 // Rewrites the tagged blocks of both texts from the code and from a run in each language
-// (this runs slow lessons twice too; lessons 14 and 18 keep their first run's numbers), and has
+// (a slow lesson computes its numbers once per process, so both print the same training; lessons
+// 14 and 18 keep their first run's numbers), and has
 // the English run draw its pictures into ROOT/lessons/images/. Returns the paths it changed; unknown names or steps go
 // to `problems` and leave their blocks as they were.
 std::vector<std::string> sync_lesson_texts(const std::string& root, const Lesson& lesson,
