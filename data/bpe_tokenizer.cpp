@@ -100,12 +100,12 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
     else if (j["pre_split"] == "none") gpt2 = false;
     else throw bad("field \"pre_split\" must be \"gpt2\" or \"none\"");
   }
+  auto id = [](const nlohmann::json& t) {  // an integer that get<int32_t> keeps as it is
+    return t.is_number_unsigned() ? t.get<uint64_t>() <= uint64_t(INT32_MAX)
+                                  : t.is_number_integer() && t.get<int64_t>() >= INT32_MIN;
+  };
   std::vector<Merge> merges;
   for (const auto& m : j["merges"]) {
-    auto id = [](const nlohmann::json& t) {  // an integer that get<int32_t> keeps as it is
-      return t.is_number_unsigned() ? t.get<uint64_t>() <= uint64_t(INT32_MAX)
-                                    : t.is_number_integer() && t.get<int64_t>() >= INT32_MIN;
-    };
     if (!m.is_array() || m.size() != 2 || !id(m[0]) || !id(m[1]))
       throw bad("merge " + std::to_string(merges.size()) + " must be a pair of token ids");
     merges.push_back({m[0].get<int32_t>(), m[1].get<int32_t>()});

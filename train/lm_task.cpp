@@ -13,6 +13,7 @@
 #include "autograd/ops.h"
 #include "data/fortune_poems.h"
 #include "data/lm_batches.h"
+#include "data/saved_state.h"
 #include "data/sha256.h"
 #include "data/text_dataset.h"
 #include "nn/gpt.h"
@@ -21,7 +22,6 @@
 #include "train/lm_data.h"
 #include "train/models.h"
 #include "train/task.h"
-#include "data/saved_state.h"
 
 namespace sf {
 

@@ -5,13 +5,13 @@
 
 #include "autograd/errors.h"
 #include "autograd/ops.h"
+#include "data/saved_state.h"
 #include "data/seq2seq_batch.h"
 #include "data/seq2seq_tasks.h"
 #include "nn/transformer.h"
 #include "train/inspect.h"
 #include "train/models.h"
 #include "train/task.h"
-#include "data/saved_state.h"
 
 namespace sf {
 
