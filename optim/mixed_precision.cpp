@@ -60,11 +60,13 @@ void MixedPrecision::load_state_dict(const nlohmann::json& s) {
   if (!s.at("precision").is_string() || s.at("precision").get<std::string>() != precision_name(precision_))
     throw CheckpointError("mixed precision state: the checkpoint was trained in " + s.at("precision").dump() +
                           ", the config asks for \"" + precision_name(precision_) + "\"");
-  if (!s.at("overflow_events").is_number_integer() || !s.at("skipped_steps").is_number_integer())
-    throw CheckpointError("mixed precision state: 'overflow_events' and 'skipped_steps' must be integers");
+  for (const char* key : {"overflow_events", "skipped_steps"})
+    if (saved_count(s.at(key)) < 0)
+      throw CheckpointError(std::string("mixed precision state: '") + key + "' must be an integer >= 0, got " +
+                            s.at(key).dump());
   scaler_.load_state_dict(s.at("scaler"));
-  overflow_events_ = s.at("overflow_events").get<int64_t>();
-  skipped_steps_ = s.at("skipped_steps").get<int64_t>();
+  overflow_events_ = saved_count(s.at("overflow_events"));
+  skipped_steps_ = saved_count(s.at("skipped_steps"));
   checked_ = false;
 }
 

@@ -128,6 +128,12 @@ OptimizerState Optimizer::state_dict() const {
   return state;
 }
 
+int64_t saved_count(const nlohmann::json& j, int64_t max) {
+  if (j.is_number_unsigned()) return j.get<uint64_t>() <= static_cast<uint64_t>(max) ? j.get<int64_t>() : -1;
+  if (j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= max) return j.get<int64_t>();
+  return -1;
+}
+
 void Optimizer::load_state_dict(const OptimizerState& state) {
   const std::string where = "optimizer state: ";
   const nlohmann::json& s = state.scalars;
@@ -139,16 +145,21 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
   if (!kind.is_string() || kind.get<std::string>() != name())
     throw CheckpointError(where + "the checkpoint holds '" + kind.dump() + "' state but the optimizer is '" + name() +
                           "'");
-  const nlohmann::json& step = need("step");
-  if (!step.is_number_integer() || step.get<int64_t>() < 0)
-    throw CheckpointError(where + "'step' must be an integer >= 0, got " + step.dump());
+  const nlohmann::json& step_json = need("step");
+  const int64_t step = saved_count(step_json);
+  if (step < 0) throw CheckpointError(where + "'step' must be an integer >= 0, got " + step_json.dump());
+  // A parameter's count is the number of steps that updated it, so it lies in [0, step]; Adam's
+  // bias correction divides by 1 - beta^count, and a negative count would make it NaN.
   const nlohmann::json& steps = need("param_steps");
   std::vector<int64_t> param_steps(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string& pname = params_[i].first;
-    if (!steps.is_object() || !steps.contains(pname) || !steps.at(pname).is_number_integer())
+    if (!steps.is_object() || !steps.contains(pname))
       throw CheckpointError(where + "missing the step count of parameter '" + pname + "'");
-    param_steps[i] = steps.at(pname).get<int64_t>();
+    param_steps[i] = saved_count(steps.at(pname), step);
+    if (param_steps[i] < 0)
+      throw CheckpointError(where + "the step count of parameter '" + pname + "' must be an integer in [0, " +
+                            std::to_string(step) + "] (the optimizer's step), got " + steps.at(pname).dump());
   }
 
   // Check every tensor before touching anything.
@@ -178,7 +189,7 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
   for (auto& [src, dst] : copies)
     std::memmove(dst.data<float>(), src->data<float>(), static_cast<size_t>(dst.numel()) * 4);
   param_steps_ = param_steps;
-  step_ = step.get<int64_t>();
+  step_ = step;
   if (s.contains("lr") && s.at("lr").is_number()) lr_ = s.at("lr").get<double>();
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "autograd/ops.h"
 #include "optim/mixed_precision.h"
@@ -196,4 +197,27 @@ TEST_CASE("fp16 overflow: skipped steps halve the scale until the gradients fit"
   CHECK_THROWS_WITH_AS(other.load_state_dict(saved),
                        "mixed precision state: the checkpoint was trained in \"fp16\", the config asks for \"bf16\"",
                        CheckpointError);
+}
+
+TEST_CASE("mixed precision's saved counts must be integers >= 0 that fit") {
+  MixedPrecision mp(Precision::fp16);
+  const nlohmann::json good = nlohmann::json::parse(mp.state_dict().dump());
+  for (const char* key : {"overflow_events", "skipped_steps"}) {
+    CAPTURE(key);
+    nlohmann::json bad = good;
+    bad[key] = std::numeric_limits<uint64_t>::max();  // get<int64_t>() would give -1
+    MixedPrecision resumed(Precision::fp16);
+    CHECK_THROWS_WITH_AS(
+        resumed.load_state_dict(bad),
+        (std::string("mixed precision state: '") + key + "' must be an integer >= 0, got 18446744073709551615").c_str(),
+        CheckpointError);
+    bad[key] = -2;
+    CHECK_THROWS_WITH_AS(resumed.load_state_dict(bad),
+                         (std::string("mixed precision state: '") + key + "' must be an integer >= 0, got -2").c_str(),
+                         CheckpointError);
+    bad[key] = 3.0;
+    CHECK_THROWS_AS(resumed.load_state_dict(bad), CheckpointError);
+    CHECK(resumed.skipped_steps() == 0);
+    CHECK(resumed.overflow_events() == 0);
+  }
 }

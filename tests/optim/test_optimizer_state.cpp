@@ -1,7 +1,9 @@
 // Optimizer state save/load: resuming continues bit for bit; mismatches name the tensor.
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <memory>
+#include <string>
 
 #include "optim/adam.h"
 #include "optim/sgd.h"
@@ -137,4 +139,48 @@ TEST_CASE("loading mismatched optimizer state throws CheckpointError naming the 
   CHECK_THROWS_AS(opt->load_state_dict(partly), CheckpointError);
   CHECK(opt->buffer("exp_avg", 1).to_vector() == m_before);
   CHECK(opt->step_count() == 1);
+}
+
+TEST_CASE("saved step counts must be integers that fit: the optimizer's step and each parameter's") {
+  NamedParameters params = make_params(3);
+  auto opt = make("adamw", params);
+  for (int k = 0; k < 2; ++k) {
+    set_grads(params, k);
+    opt->step();
+  }
+  const OptimizerState good = snapshot(*opt);
+  const std::vector<double> m_before = opt->buffer("exp_avg", 1).to_vector();
+  auto with = [&](const char* key, const nlohmann::json& value) {
+    OptimizerState s = good;
+    if (std::string(key) == "step") s.scalars["step"] = value;
+    else s.scalars["param_steps"][key] = value;
+    return s;
+  };
+  // 2^64 - 1 read with get<int64_t>() is -1; 1e30 as a float is out of int64's range.
+  const nlohmann::json huge = std::numeric_limits<uint64_t>::max();
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("step", huge)),
+                       "optimizer state: 'step' must be an integer >= 0, got 18446744073709551615", CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("step", 1e30)),
+                       "optimizer state: 'step' must be an integer >= 0, got 1e+30", CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("fc.weight", huge)),
+                       "optimizer state: the step count of parameter 'fc.weight' must be an integer in [0, 2] "
+                       "(the optimizer's step), got 18446744073709551615",
+                       CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("fc.weight", -1)),
+                       "optimizer state: the step count of parameter 'fc.weight' must be an integer in [0, 2] "
+                       "(the optimizer's step), got -1",
+                       CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("fc.bias", 3)),
+                       "optimizer state: the step count of parameter 'fc.bias' must be an integer in [0, 2] "
+                       "(the optimizer's step), got 3",
+                       CheckpointError);
+  CHECK_THROWS_WITH_AS(opt->load_state_dict(with("fc.bias", 1.0)),
+                       "optimizer state: the step count of parameter 'fc.bias' must be an integer in [0, 2] "
+                       "(the optimizer's step), got 1.0",
+                       CheckpointError);
+  CHECK(opt->buffer("exp_avg", 1).to_vector() == m_before);
+  CHECK(opt->step_count() == 2);
+  // A parameter that missed a step (no gradient) has a smaller count: that loads.
+  opt->load_state_dict(with("fc.bias", 0));
+  CHECK(opt->step_count() == 2);
 }
