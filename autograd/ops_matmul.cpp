@@ -11,6 +11,7 @@
 #include "autograd/cpu/gelu.h"
 #include "autograd/cpu/kernels.h"
 #include "autograd/cpu/lowp.h"
+#include "autograd/cpu/scratch.h"
 #include "autograd/cpu/small_gemm.h"
 #include "autograd/ops.h"
 #include "autograd/cpu/threads.h"
@@ -152,8 +153,7 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
     // A large W: W^T made straight in small_gemm's panels (panel p = W's rows [p P, p P + w)
     // transposed), a share of the panels per thread; then blocks of rows, each against all of them.
     thread_local std::vector<T> scratch;  // the calling thread's W^T in panels; kept between calls
-    scratch.resize(static_cast<size_t>(in * out));
-    T* wt = scratch.data();
+    T* wt = kernels::scratch_of(scratch, static_cast<size_t>(in * out));
     constexpr int64_t P = kernels::kPanelWidth<T>, kRows = kPanelRows / 2;
     parallel_for((out + P - 1) / P, 1, [&](int64_t p0, int64_t p1) {
       for (int64_t p = p0; p < p1; ++p) {
@@ -173,8 +173,7 @@ static void linear_forward(const T* x, const T* w, const T* b, T* y, int64_t row
   }
   if (direct_linear(rows, in, out)) {
     thread_local std::vector<T> scratch;  // the calling thread's W^T; kept between calls
-    scratch.resize(static_cast<size_t>(in * out));
-    T* wt = scratch.data();
+    T* wt = kernels::scratch_of(scratch, static_cast<size_t>(in * out));
     const int64_t half = ((out + 1) / 2 + 7) / 8 * 8;  // W's rows [0, half) and [half, out): whole 8 x 8 tiles
     parallel_for(2, 1, [&](int64_t h0, int64_t h1) {
       for (int64_t h = h0; h < h1; ++h) {
@@ -262,8 +261,7 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
   const int64_t per_chunk = ((rows + chunks - 1) / chunks + 15) / 16 * 16;  // a multiple of 16 rows
   const int64_t part = in * out + (db ? out : 0);                           // one chunk's dW then db in the scratch
   thread_local std::vector<T> scratch;                                      // the calling thread's; kept between calls
-  scratch.resize(static_cast<size_t>((chunks - 1) * part));                 // not zeroed: see `fresh` below
-  T* parts = scratch.data();
+  T* parts = kernels::scratch_of(scratch, static_cast<size_t>((chunks - 1) * part));  // not zeroed: see `fresh`
   // A large W is packed into small_gemm's panels once for all the panels of dy (small_gemm would
   // pack it again for each), a share of the panels per thread.
   const bool packed = kernels::packs_b<T>(out, in);
@@ -271,8 +269,7 @@ static void linear_backward_panels(int64_t chunks, const T* x, const T* w, DyRow
   T* w_panels = nullptr;
   if (packed) {
     constexpr int64_t P = kernels::kPanelWidth<T>;
-    w_scratch.resize(static_cast<size_t>(in * out));
-    w_panels = w_scratch.data();
+    w_panels = kernels::scratch_of(w_scratch, static_cast<size_t>(in * out));
     parallel_for((in + P - 1) / P, 1, [&](int64_t p0, int64_t p1) {
       kernels::pack_panels(out, p0 * P, std::min(in, p1 * P), w, in, w_panels + p0 * P * out);
     });
@@ -484,10 +481,9 @@ Tensor linear_gelu(const Tensor& x, const Tensor& weight, const Tensor& bias, Ge
                     // dpre = dy * slope, a panel of rows at a time into the thread's own buffer
                     auto dpre_rows = [g, p, out_features, times](int64_t r0, int64_t r1) {
                       thread_local std::vector<T> panel;
-                      panel.resize(static_cast<size_t>((r1 - r0) * out_features));
-                      simd::map2(g + r0 * out_features, p + r0 * out_features, panel.data(), (r1 - r0) * out_features,
-                                 times);
-                      return static_cast<const T*>(panel.data());
+                      T* d = kernels::scratch_of(panel, static_cast<size_t>((r1 - r0) * out_features));
+                      simd::map2(g + r0 * out_features, p + r0 * out_features, d, (r1 - r0) * out_features, times);
+                      return static_cast<const T*>(d);
                     };
                     if (linear_backward_fused<T>(x, weight, bias, dpre_rows, rows, in, out_features)) return;
                     const Tensor dpre = kernels::map2(dout, slope, times);

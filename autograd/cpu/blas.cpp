@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "autograd/cpu/scratch.h"
 #include "autograd/cpu/threads.h"
 
 namespace sf::blas {
@@ -92,8 +93,7 @@ template <class T>
 static void gemm_split_k(int64_t chunks, bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
                          int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
   thread_local std::vector<T> scratch;  // (chunks - 1) dense M x N partial products, kept between calls
-  scratch.resize(static_cast<size_t>((chunks - 1) * M * N));
-  T* partials = scratch.data();
+  T* partials = kernels::scratch_of(scratch, static_cast<size_t>((chunks - 1) * M * N));
   const int64_t slice = (K + chunks - 1) / chunks;
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #endif
 
+#include "autograd/cpu/scratch.h"
 #include "autograd/quiet_xsimd.h"
 
 namespace sf::kernels {
@@ -271,11 +272,11 @@ void small_gemm_packed(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int
                        int64_t ldb, T beta, T* C, int64_t ldc, const T* bias) {
   const int64_t per_block = block_columns<T>(K);
   thread_local std::vector<T> panels;  // the calling thread's; kept between calls
-  panels.resize(static_cast<size_t>(K * std::min(per_block, N)));
+  T* packed = scratch_of(panels, static_cast<size_t>(K * std::min(per_block, N)));
   for (int64_t n0 = 0; n0 < N; n0 += per_block) {
     const int64_t n1 = std::min(N, n0 + per_block);
-    pack_panels(K, n0, n1, B, ldb, panels.data());
-    multiply_block(M, n0, n1, K, alpha, A, rsa, csa, panels.data(), beta, C, ldc, bias);
+    pack_panels(K, n0, n1, B, ldb, packed);
+    multiply_block(M, n0, n1, K, alpha, A, rsa, csa, packed, beta, C, ldc, bias);
   }
 }
 
@@ -310,8 +311,8 @@ void small_gemm_packed_a(int64_t M, int64_t N, int64_t K, T alpha, const T* A, i
   if (whole == 0) return;
   const int64_t per_block = block_columns<T>(K);
   thread_local std::vector<T> panels, strips;  // the calling thread's; kept between calls
-  panels.resize(static_cast<size_t>(K * std::min(per_block, whole)));
-  strips.resize(static_cast<size_t>(K * M));
+  scratch_of(panels, static_cast<size_t>(K * std::min(per_block, whole)));
+  scratch_of(strips, static_cast<size_t>(K * M));
   // op(A)'s rows in strips: the strip of the row panel at m holds its R rows as (K, R) at strips + m K.
   // For A^T (rsa = 1) the copy goes kCopyRows of A's rows at a time, every row panel's values from
   // them in turn: those rows are read from memory once, front to back, and then come from L1 for
