@@ -98,7 +98,7 @@ void RandomWindows::set_state(const nlohmann::json& s) {
   check_state_fits(s, "random_windows", "not a random-window sampler state", tokens_, block_size_, batch_size_);
   try {
     const std::vector<uint64_t> rng = rng_state_from_json(s.at("rng"), "rng");
-    const int64_t drawn = saved_i64(s.at("batches"), "\"batches\"");
+    const int64_t drawn = saved_count(s.at("batches"), "\"batches\"");
     const uint64_t seed = saved_u64(s.at("seed"), "\"seed\"");
     gen_.set_state(rng);
     drawn_ = drawn;
@@ -150,7 +150,7 @@ void TorchWindows::set_state(const nlohmann::json& s) {
     const nlohmann::json& saved = s.at("pending");
     if (!saved.is_array()) throw Error("\"pending\" must be an array of window starts");
     for (const nlohmann::json& i : saved) pending.push_back(saved_i64(i, "a pending window start"));
-    drawn = saved_i64(s.at("batches"), "\"batches\"");
+    drawn = saved_count(s.at("batches"), "\"batches\"");
   } catch (const nlohmann::json::exception& e) {
     throw bad_state(std::string("malformed (") + e.what() + ")");
   } catch (const Error& e) { throw bad_state(e.what()); }

@@ -29,6 +29,13 @@ inline int64_t saved_i64(const nlohmann::json& j, const std::string& what) {
   return j.get<int64_t>();
 }
 
+// j as a count (batches or examples drawn): a 64-bit integer >= 0.
+inline int64_t saved_count(const nlohmann::json& j, const std::string& what) {
+  const int64_t n = saved_i64(j, what);
+  if (n < 0) throw Error(what + ": must be an integer >= 0, got " + j.dump());
+  return n;
+}
+
 // The words of a saved Generator state; throws Error starting with `what` if j is not an array of
 // unsigned integers (Generator::set_state checks there are 4).
 inline std::vector<uint64_t> rng_state_from_json(const nlohmann::json& j, const std::string& what) {

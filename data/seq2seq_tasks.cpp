@@ -202,7 +202,7 @@ void Seq2SeqTask::set_state(const nlohmann::json& s) {
     throw DataError("data state in checkpoint: not a state of the \"" + std::string(task_name(kind_)) + "\" task");
   try {
     const std::vector<uint64_t> rng = rng_state_from_json(s.at("rng"), "rng");
-    const int64_t drawn = saved_i64(s.at("examples"), "\"examples\"");
+    const int64_t drawn = saved_count(s.at("examples"), "\"examples\"");
     gen_.set_state(rng);
     drawn_ = drawn;
   } catch (const nlohmann::json::exception& e) {

@@ -52,14 +52,17 @@ void save_state_dict(const Module& module, const std::string& path, const Metada
   save_safetensors(path, state_dict(module), metadata);
 }
 
-void load_state_dict(Module& module, const NamedTensors& tensors, const std::string& source) {
+namespace {
+
+// load_state_dict's checks: every parameter's source tensor, as (parameter, source) pairs to copy.
+std::vector<std::pair<Tensor, const Tensor*>> checked_copies(const Module& module, const NamedTensors& tensors,
+                                                             const std::string& source) {
   auto fail = [&](const std::string& what) { throw CheckpointError(source + ": " + what); };
 
   std::map<std::string, const Tensor*> by_name;
   for (const auto& [name, t] : tensors)
     if (!by_name.emplace(name, &t).second) fail("tensor '" + name + "' appears twice");
 
-  // First pass: decide the source of every parameter and check it; copy nothing yet.
   std::vector<std::pair<Tensor, const Tensor*>> copies;
   std::set<std::string> used;
   std::vector<std::string> missing;
@@ -94,9 +97,19 @@ void load_state_dict(Module& module, const NamedTensors& tensors, const std::str
   if (!extra.empty())
     fail("unexpected tensor '" + extra[0] + "' (the model has no parameter by that name" +
          (extra.size() > 1 ? "; " + std::to_string(extra.size() - 1) + " more unexpected" : "") + ")");
+  return copies;
+}
 
-  // Second pass: copy in place, so modules, tying and flat buffers keep seeing the same memory.
-  for (auto& [dst, src] : copies) {
+}  // namespace
+
+void check_state_dict(const Module& module, const NamedTensors& tensors, const std::string& source) {
+  checked_copies(module, tensors, source);
+}
+
+void load_state_dict(Module& module, const NamedTensors& tensors, const std::string& source) {
+  // Everything is checked first; then the copies go in place, so modules, tying and flat buffers
+  // keep seeing the same memory.
+  for (auto& [dst, src] : checked_copies(module, tensors, source)) {
     size_t n = static_cast<size_t>(dst.numel()) * dtype_size(dst.dtype());
     if (n == 0) continue;
     if (dst.dtype() == DType::f64) std::memcpy(dst.data<double>(), src->data<double>(), n);

@@ -29,6 +29,9 @@ void save_state_dict(const Module& module, const std::string& path, const Metada
 // `source` (a file name) first. Nothing is modified unless everything matches.
 void load_state_dict(Module& module, const NamedTensors& tensors, const std::string& source = "state_dict");
 
+// Only load_state_dict's checks: throws the CheckpointError it would, copies nothing.
+void check_state_dict(const Module& module, const NamedTensors& tensors, const std::string& source = "state_dict");
+
 // Loads a safetensors file written by save_state_dict or converted from nanoGPT.
 // Returns the file's metadata.
 Metadata load_state_dict(Module& module, const std::string& path);

@@ -61,12 +61,12 @@ void MixedPrecision::load_state_dict(const nlohmann::json& s) {
     throw CheckpointError("mixed precision state: the checkpoint was trained in " + s.at("precision").dump() +
                           ", the config asks for \"" + precision_name(precision_) + "\"");
   for (const char* key : {"overflow_events", "skipped_steps"})
-    if (saved_count(s.at(key)) < 0)
+    if (read_count(s.at(key)) < 0)
       throw CheckpointError(std::string("mixed precision state: '") + key + "' must be an integer >= 0, got " +
                             s.at(key).dump());
   scaler_.load_state_dict(s.at("scaler"));
-  overflow_events_ = saved_count(s.at("overflow_events"));
-  skipped_steps_ = saved_count(s.at("skipped_steps"));
+  overflow_events_ = read_count(s.at("overflow_events"));
+  skipped_steps_ = read_count(s.at("skipped_steps"));
   checked_ = false;
 }
 

@@ -128,7 +128,7 @@ OptimizerState Optimizer::state_dict() const {
   return state;
 }
 
-int64_t saved_count(const nlohmann::json& j, int64_t max) {
+int64_t read_count(const nlohmann::json& j, int64_t max) {
   if (j.is_number_unsigned()) return j.get<uint64_t>() <= static_cast<uint64_t>(max) ? j.get<int64_t>() : -1;
   if (j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= max) return j.get<int64_t>();
   return -1;
@@ -146,7 +146,7 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
     throw CheckpointError(where + "the checkpoint holds '" + kind.dump() + "' state but the optimizer is '" + name() +
                           "'");
   const nlohmann::json& step_json = need("step");
-  const int64_t step = saved_count(step_json);
+  const int64_t step = read_count(step_json);
   if (step < 0) throw CheckpointError(where + "'step' must be an integer >= 0, got " + step_json.dump());
   // A parameter's count is the number of steps that updated it, so it lies in [0, step]; Adam's
   // bias correction divides by 1 - beta^count, and a negative count would make it NaN.
@@ -156,7 +156,7 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
     const std::string& pname = params_[i].first;
     if (!steps.is_object() || !steps.contains(pname))
       throw CheckpointError(where + "missing the step count of parameter '" + pname + "'");
-    param_steps[i] = saved_count(steps.at(pname), step);
+    param_steps[i] = read_count(steps.at(pname), step);
     if (param_steps[i] < 0)
       throw CheckpointError(where + "the step count of parameter '" + pname + "' must be an integer in [0, " +
                             std::to_string(step) + "] (the optimizer's step), got " + steps.at(pname).dump());

@@ -176,18 +176,30 @@ void restore_checkpoint(const std::string& record_path, const json& record, Task
     opt.tensors = load_safetensors_from_bytes(read_whole_file(optim_path), optim_path);
     opt.scalars = record.at("optimizer");
   }
-  // Everything is read and checked before the first assignment: a mismatch throws with the
-  // model untouched (load_state_dict checks all names and shapes before copying).
-  load_state_dict(task.model(), weights, weights_path);
+  // All or nothing. The weights' names and shapes are checked first. The data position, the loss
+  // scaler and the optimizer each check their whole state before they assign any of it; the first
+  // two are small, so their states before are kept and put back when a later part is refused. The
+  // weights go in last, when nothing can be refused any more.
+  check_state_dict(task.model(), weights, weights_path);
+  const bool resuming = optimizer || mp;
   try {
-    if (optimizer) optimizer->load_state_dict(opt);
-    if (mp) mp->load_state_dict(record.at("precision"));
-    if (optimizer || mp) task.set_data_state(record.at("data"));
+    const json data_before = resuming ? task.data_state() : json();
+    const json mp_before = mp ? mp->state_dict() : json();
+    if (resuming) task.set_data_state(record.at("data"));
+    try {
+      if (mp) mp->load_state_dict(record.at("precision"));
+      if (optimizer) optimizer->load_state_dict(opt);
+    } catch (...) {
+      if (mp) mp->load_state_dict(mp_before);
+      task.set_data_state(data_before);
+      throw;
+    }
   } catch (const json::exception& e) {
     throw CheckpointError(record_path + ": " + e.what());
   } catch (const Error& e) {  // the optimizer's or the data sampler's own check: say which record
     throw CheckpointError(record_path + ": " + e.what());
   }
+  load_state_dict(task.model(), weights, weights_path);
 }
 
 std::string find_checkpoint(const std::string& arg, const std::string& prefer) {

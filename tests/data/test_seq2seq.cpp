@@ -161,6 +161,10 @@ TEST_CASE("seq2seq: seeded and resumable") {
   float_count["examples"] = 1e30;  // would be an undefined cast to int64
   CHECK(error_of<DataError>([&] { resumed.set_state(float_count); }) ==
         "data state in checkpoint: \"examples\": must be a 64-bit integer, got 1e+30");
+  nlohmann::json negative_count = state;
+  negative_count["examples"] = -1;
+  CHECK(error_of<DataError>([&] { resumed.set_state(negative_count); }) ==
+        "data state in checkpoint: \"examples\": must be an integer >= 0, got -1");
   nlohmann::json float_rng = state;
   float_rng["rng"][0] = 5.37e19;
   CHECK(error_of<DataError>([&] { resumed.set_state(float_rng); }) ==

@@ -208,6 +208,7 @@ TEST_CASE("random windows: seeded, shifted targets, resumable bit for bit") {
        {std::tuple{"batches", nlohmann::json(1e30), "\"batches\": must be a 64-bit integer, got 1e+30"},
         std::tuple{"batches", nlohmann::json(uint64_t(1) << 63),
                    "\"batches\": must be a 64-bit integer, got 9223372036854775808"},
+        std::tuple{"batches", nlohmann::json(-3), "\"batches\": must be an integer >= 0, got -3"},
         std::tuple{"seed", nlohmann::json(-1), "\"seed\": must be an integer >= 0, got -1"},
         std::tuple{"seed", nlohmann::json(4.2e19), "\"seed\": must be an integer >= 0"},
         std::tuple{"tokens", nlohmann::json(500.0), "\"tokens\": must be an integer >= 0"},
@@ -289,6 +290,10 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   float_start["pending"][0] = 1e30;  // would be an undefined cast to int64
   CHECK(contains(error_of<DataError>([&] { resumed.set_state(float_start); }),
                  "a pending window start: must be a 64-bit integer, got 1e+30"));
+  nlohmann::json negative_count = state;
+  negative_count["batches"] = -1;
+  CHECK(contains(error_of<DataError>([&] { resumed.set_state(negative_count); }),
+                 "\"batches\": must be an integer >= 0, got -1"));
 }
 
 TEST_CASE("concat_rows stacks batches row after row, and refuses mixed block sizes") {

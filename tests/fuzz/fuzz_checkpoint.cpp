@@ -47,6 +47,17 @@ struct Run {
     s.enabled = true;
     mp = std::make_unique<sf::MixedPrecision>(sf::Precision::fp16, s);
   }
+  // Everything a restore may change, as text: weights, optimizer state, scaler, data position.
+  std::string state() const {
+    json j;
+    for (const auto& [name, p] : task->model().named_parameters()) j["weights"][name] = p.to_vector();
+    sf::OptimizerState o = optimizer->state_dict();
+    for (const auto& [name, t] : o.tensors) j["optimizer"][name] = t.to_vector();
+    j["scalars"] = o.scalars;
+    j["precision"] = mp->state_dict();
+    j["data"] = task->data_state();
+    return j.dump();
+  }
 };
 
 std::vector<std::string> split(std::string_view in) {
@@ -96,7 +107,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (record.at("step").get<int64_t>() < 0) sf::fuzz::bug("negative step accepted");
     const json& loop = record.at("loop");
     (void)sf::loop_state_from_json(loop);
-    sf::restore_checkpoint(record_path, record, *run.task, run.optimizer.get(), run.mp.get());
+    // All or nothing: a refused restore leaves every part as it was.
+    const std::string before = run.state();
+    try {
+      sf::restore_checkpoint(record_path, record, *run.task, run.optimizer.get(), run.mp.get());
+    } catch (const sf::Error&) {
+      if (run.state() != before) sf::fuzz::bug("a refused restore changed the model, optimizer, scaler or data");
+      throw;
+    }
   });
   return 0;
 }
