@@ -36,8 +36,9 @@ inline int64_t saved_count(const nlohmann::json& j, const std::string& what) {
   return n;
 }
 
-// The words of a saved Generator state; throws Error starting with `what` if j is not an array of
-// unsigned integers (Generator::set_state checks there are 4).
+// The four words of a saved Generator state; throws Error starting with `what` if j is not an
+// array of 4 unsigned integers. Checked here, in full, so that a caller can read every part of a
+// saved state before it assigns any (Generator::set_state then cannot refuse the words).
 inline std::vector<uint64_t> rng_state_from_json(const nlohmann::json& j, const std::string& what) {
   std::vector<uint64_t> words;
   if (j.is_array())
@@ -45,8 +46,8 @@ inline std::vector<uint64_t> rng_state_from_json(const nlohmann::json& j, const 
       if (!w.is_number_unsigned()) break;
       words.push_back(w.get<uint64_t>());
     }
-  if (!j.is_array() || words.size() != j.size())
-    throw Error(what + ": a generator state must be an array of unsigned integers");
+  if (!j.is_array() || words.size() != j.size() || words.size() != 4)
+    throw Error(what + ": a generator state must be an array of 4 unsigned integers");
   return words;
 }
 

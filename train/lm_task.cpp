@@ -236,18 +236,23 @@ class LmTask : public Task {
   void set_data_state(const json& s) override {
     if (!s.contains("train_windows") || !s.contains("dropout_rng"))
       throw CheckpointError("data state: missing \"train_windows\" or \"dropout_rng\"");
+    // All or nothing: every part is read and checked before any is assigned. The window samplers'
+    // set_state is itself all or nothing, so it goes between the checks and the assignments.
+    const std::vector<uint64_t> dropout = data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng");
     if (torch_batches_) {
       if (!s.contains("torch_rng") || !s["torch_rng"].is_string())
         throw CheckpointError(
             "data state: no PyTorch generator state (\"torch_rng\"); was it saved with train.rng \"xoshiro\"?");
-      torch_batches_->set_state(s["train_windows"]);
+      TorchGenerator torch_rng;
       try {
-        torch_rng_->set_state(s["torch_rng"].get<std::string>());
+        torch_rng.set_state(s["torch_rng"].get<std::string>());
       } catch (const Error& e) { throw CheckpointError(std::string("data state: ") + e.what()); }
+      torch_batches_->set_state(s["train_windows"]);
+      *torch_rng_ = torch_rng;
     } else {
       train_batches_.set_state(s["train_windows"]);
     }
-    model_->dropout_rng().set_state(data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng"));
+    model_->dropout_rng().set_state(dropout);
   }
   json tokenizer_json() const override { return data_.tokenizer->to_json(); }
   std::string sample_report(const std::vector<std::string>& samples) const override {

@@ -148,8 +148,11 @@ class Seq2SeqTask : public Task {
   void set_data_state(const json& s) override {
     if (!s.contains("task") || !s.contains("dropout_rng"))
       throw CheckpointError("data state: missing \"task\" or \"dropout_rng\"");
+    // All or nothing: the dropout words are checked before the task's state (itself all or
+    // nothing) goes in.
+    const std::vector<uint64_t> dropout = data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng");
     task_.set_state(s["task"]);
-    model_->generator_rng().set_state(data::rng_state_from_json(s["dropout_rng"], "data state: dropout_rng"));
+    model_->generator_rng().set_state(dropout);
   }
   // The "vocabulary" of a task is fixed by its config: special tokens, then the symbols.
   json tokenizer_json() const override {

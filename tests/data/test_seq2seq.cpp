@@ -168,7 +168,7 @@ TEST_CASE("seq2seq: seeded and resumable") {
   nlohmann::json float_rng = state;
   float_rng["rng"][0] = 5.37e19;
   CHECK(error_of<DataError>([&] { resumed.set_state(float_rng); }) ==
-        "data state in checkpoint: rng: a generator state must be an array of unsigned integers");
+        "data state in checkpoint: rng: a generator state must be an array of 4 unsigned integers");
 }
 
 TEST_CASE("seq2seq: collate pads, shifts the decoder and masks padding") {

@@ -297,7 +297,7 @@ TEST_CASE("resume refuses a data state with counts that are not integers, and wr
   record["data"]["dropout_rng"][0] = 5.37e19;
   write_record(record);
   check_refused(run_cli({"train", "--resume", run.string(), "--set", "train.steps=12"}, 120),
-                "data state: dropout_rng: a generator state must be an array of unsigned integers");
+                "data state: dropout_rng: a generator state must be an array of 4 unsigned integers");
   write_record(good);  // the run as it was resumes
   CliResult ok = run_cli({"train", "--resume", run.string(), "--set", "train.steps=12"}, 300);
   INFO("stderr: " << ok.err);

@@ -261,44 +261,62 @@ TEST_CASE("a truncated or corrupt checkpoint is named, the other checkpoint is u
 }
 
 // restore_checkpoint sets the data position, the loss scaler, the optimizer and the weights, in
-// that order; a part refused after others were set must leave them as they were too.
+// that order; a part refused after others were set must leave them as they were too. The data
+// position is itself in parts (the window sampler, the PyTorch generator, the dropout generator):
+// a refused dropout generator must not leave the sampler moved.
 TEST_CASE("restoring a checkpoint is all or nothing: a refused part leaves every other part as it was") {
-  Config c = tiny_config("restore_all_or_nothing");
-  c.train.steps = 6;
-  quiet_train(c);
-  const std::string path = checkpoint_record_path(c.output.run_dir, "last");
-  const json good = read_checkpoint_record(path);
+  // A language model on our generator, one on PyTorch's, and an encoder-decoder on a task.
+  for (const char* kind : {"xoshiro", "torch", "seq2seq"}) {
+    CAPTURE(std::string(kind));
+    Config c = tiny_config("restore_all_or_nothing");
+    c.train.steps = 6;
+    const bool seq2seq = std::string(kind) == "seq2seq";
+    if (std::string(kind) == "torch") c.train.rng = RngKind::torch;
+    if (seq2seq) {
+      c.model.type = ModelType::transformer;
+      c.data.dataset = Dataset::reverse;
+      c.data.path = "";
+      c.data.task_eval_size = 20;
+    }
+    validate_config(c);
+    quiet_train(c);
+    const std::string path = checkpoint_record_path(c.output.run_dir, "last");
+    const json good = read_checkpoint_record(path);
 
-  std::unique_ptr<Task> task = make_task(c, good.at("tokenizer"));
-  AdamW opt(task->model().named_parameters(), AdamOptions{});
-  MixedPrecision mp(Precision::fp32);
-  auto state = [&] {  // everything a restore may change
-    std::vector<std::vector<double>> tensors;
-    for (const auto& [name, p] : task->model().named_parameters()) tensors.push_back(p.to_vector());
-    for (const auto& [name, t] : opt.state_dict().tensors) tensors.push_back(t.to_vector());
-    return std::tuple(tensors, opt.state_dict().scalars.dump(), mp.state_dict().dump(), task->data_state().dump());
-  };
-  const auto before = state();
-  const std::string param = good["optimizer"]["param_steps"].begin().key();
-  for (const auto& [what, pointer, value] :
-       {std::tuple("the data state", "/data/train_windows/batches", -3),
-        std::tuple("the loss scaler", "/precision/skipped_steps", -1), std::tuple("the optimizer", "", -1)}) {
-    CAPTURE(std::string(what));
-    json bad = good;
-    if (*pointer) bad[json::json_pointer(pointer)] = value;
-    else bad["optimizer"]["param_steps"][param] = value;
-    CHECK_THROWS_WITH_AS(restore_checkpoint(path, bad, *task, &opt, &mp), doctest::Contains(path.c_str()),
-                         CheckpointError);
-    const auto after = state();
-    CHECK(std::get<0>(after) == std::get<0>(before));  // the weights and the optimizer's moments
-    CHECK(std::get<1>(after) == std::get<1>(before));  // the optimizer's steps and lr
-    CHECK(std::get<2>(after) == std::get<2>(before));  // the loss scaler
-    CHECK(std::get<3>(after) == std::get<3>(before));  // the data position and dropout generator
+    std::unique_ptr<Task> task = make_task(c, good.at("tokenizer"));
+    AdamW opt(task->model().named_parameters(), AdamOptions{});
+    MixedPrecision mp(Precision::fp32);
+    auto state = [&] {  // everything a restore may change
+      std::vector<std::vector<double>> tensors;
+      for (const auto& [name, p] : task->model().named_parameters()) tensors.push_back(p.to_vector());
+      for (const auto& [name, t] : opt.state_dict().tensors) tensors.push_back(t.to_vector());
+      return std::tuple(tensors, opt.state_dict().scalars.dump(), mp.state_dict().dump(), task->data_state().dump());
+    };
+    const auto before = state();
+    const std::string param = "/optimizer/param_steps/" + good["optimizer"]["param_steps"].begin().key();
+    std::vector<std::tuple<const char*, std::string, json>> refused = {
+        {"the data state", seq2seq ? "/data/task/examples" : "/data/train_windows/batches", -3},
+        {"the dropout generator", "/data/dropout_rng", json::array({1, 2, 3})},
+        {"the loss scaler", "/precision/skipped_steps", -1},
+        {"the optimizer", param, -1}};
+    if (c.train.rng == RngKind::torch) refused.emplace_back("the PyTorch generator", "/data/torch_rng", "1 2 3");
+    for (const auto& [what, pointer, value] : refused) {
+      CAPTURE(std::string(what));
+      json bad = good;
+      bad[json::json_pointer(pointer)] = value;
+      CHECK_THROWS_WITH_AS(restore_checkpoint(path, bad, *task, &opt, &mp), doctest::Contains(path.c_str()),
+                           CheckpointError);
+      const auto after = state();
+      CHECK(std::get<0>(after) == std::get<0>(before));  // the weights and the optimizer's moments
+      CHECK(std::get<1>(after) == std::get<1>(before));  // the optimizer's steps and lr
+      CHECK(std::get<2>(after) == std::get<2>(before));  // the loss scaler
+      CHECK(std::get<3>(after) == std::get<3>(before));  // the data position and both generators
+    }
+    restore_checkpoint(path, good, *task, &opt, &mp);
+    CHECK(opt.step_count() == 6);
+    CHECK(state() != before);
+    CHECK(task->data_state() == good["data"]);
   }
-  restore_checkpoint(path, good, *task, &opt, &mp);
-  CHECK(opt.step_count() == 6);
-  CHECK(state() != before);
-  CHECK(task->data_state() == good["data"]);
 }
 
 // Until an evaluation gives a finite val loss the best one is +infinity, which JSON cannot hold
