@@ -93,15 +93,15 @@ void GradScaler::load_state_dict(const nlohmann::json& s) {
   if (!s.contains("growth_tracker") || !s.at("growth_tracker").is_number_integer())
     throw CheckpointError("grad_scaler state: missing integer 'growth_tracker'");
   const double scale = s.at("scale").get<double>();
-  const int64_t tracker = s.at("growth_tracker").get<int64_t>();
+  const int64_t tracker = read_count(s.at("growth_tracker"), options_.growth_interval - 1);
   // Checked as a double, before the cast to float: beyond float's range the cast is undefined, and
   // below its smallest normal number it could round to a scale of 0.
   if (!(scale >= std::numeric_limits<float>::min() && scale <= std::numeric_limits<float>::max()))
     throw CheckpointError("grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got " +
                           s.at("scale").dump());
-  if (tracker < 0 || tracker >= options_.growth_interval)
+  if (tracker < 0)
     throw CheckpointError("grad_scaler state: 'growth_tracker' must be in [0, growth_interval), got " +
-                          std::to_string(tracker));
+                          s.at("growth_tracker").dump());
   scale_ = static_cast<float>(scale);
   growth_tracker_ = tracker;
   unscaled_ = false;

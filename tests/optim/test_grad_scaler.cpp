@@ -117,6 +117,15 @@ TEST_CASE("GradScaler state round-trips and bad state names the key") {
   CHECK_THROWS_WITH_AS(b.load_state_dict({{"scale", 0.0}, {"growth_tracker", 0}}),
                        "grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got 0.0",
                        CheckpointError);
+  // The tracker lies in [0, growth_interval), here [0, 3); the message shows the number as
+  // saved, also one above INT64_MAX (read as a signed integer it would have shown as -1).
+  for (const char* tracker : {"-1", "3", "18446744073709551615"})
+    CHECK_THROWS_WITH_AS(
+        b.load_state_dict(nlohmann::json::parse(std::string("{\"scale\": 2.0, \"growth_tracker\": ") + tracker + "}")),
+        (std::string("grad_scaler state: 'growth_tracker' must be in [0, growth_interval), got ") + tracker).c_str(),
+        CheckpointError);
+  CHECK_NOTHROW(b.load_state_dict({{"scale", 2.0}, {"growth_tracker", 2}}));
+  CHECK(b.growth_tracker() == 2);
 }
 
 // loss = c * sum(x W^T) with c = 2^-27 has dloss/dW[j][i] = c * sum_b x[b][i]. In fp16 the incoming
