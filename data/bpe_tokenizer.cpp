@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "autograd/errors.h"
+#include "autograd/json_int.h"
 #include "data/bpe_pretokenize.h"
 
 namespace sf::data {
@@ -100,10 +101,7 @@ BpeTokenizer BpeTokenizer::from_json(const nlohmann::json& j, const std::string&
     else if (j["pre_split"] == "none") gpt2 = false;
     else throw bad("field \"pre_split\" must be \"gpt2\" or \"none\"");
   }
-  auto id = [](const nlohmann::json& t) {  // an integer that get<int32_t> keeps as it is
-    return t.is_number_unsigned() ? t.get<uint64_t>() <= uint64_t(INT32_MAX)
-                                  : t.is_number_integer() && t.get<int64_t>() >= INT32_MIN;
-  };
+  auto id = [](const nlohmann::json& t) { return json_int(t, INT32_MIN, INT32_MAX).has_value(); };
   std::vector<Merge> merges;
   for (const auto& m : j["merges"]) {
     if (!m.is_array() || m.size() != 2 || !id(m[0]) || !id(m[1]))

@@ -1,10 +1,8 @@
 // saved_state.h: numbers read back from a checkpoint's JSON state.
 //
-// nlohmann's get<int64_t>() and get<uint64_t>() take a number written as a float (1e30) with a
-// plain cast, which is undefined behaviour out of the type's range, and they wrap an unsigned
-// integer above INT64_MAX into a negative one. A saved counter, seed or generator word is always
-// written as an integer, so these accept integers that fit and throw Error naming the field
-// otherwise: the callers turn it into their DataError or CheckpointError.
+// A saved counter, seed or generator word is always written as an integer, so these accept
+// integers that fit (autograd/json_int.h says why get<int64_t>() alone would not do) and throw
+// Error naming the field otherwise: the callers turn it into their DataError or CheckpointError.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/errors.h"
+#include "autograd/json_int.h"
 
 namespace sf::data {
 
@@ -24,9 +23,9 @@ inline uint64_t saved_u64(const nlohmann::json& j, const std::string& what) {
 
 // j as a signed 64-bit integer (an unsigned one above INT64_MAX does not fit).
 inline int64_t saved_i64(const nlohmann::json& j, const std::string& what) {
-  if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)))
-    throw Error(what + ": must be a 64-bit integer, got " + j.dump());
-  return j.get<int64_t>();
+  const std::optional<int64_t> v = json_int(j);
+  if (!v) throw Error(what + ": must be a 64-bit integer, got " + j.dump());
+  return *v;
 }
 
 // j as a count (batches or examples drawn): a 64-bit integer >= 0.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "autograd/json_int.h"
 #include "autograd/ops.h"
 
 namespace sf {
@@ -93,17 +94,17 @@ void GradScaler::load_state_dict(const nlohmann::json& s) {
   if (!s.contains("growth_tracker") || !s.at("growth_tracker").is_number_integer())
     throw CheckpointError("grad_scaler state: missing integer 'growth_tracker'");
   const double scale = s.at("scale").get<double>();
-  const int64_t tracker = read_count(s.at("growth_tracker"), options_.growth_interval - 1);
+  const std::optional<int64_t> tracker = json_int(s.at("growth_tracker"), 0, options_.growth_interval - 1);
   // Checked as a double, before the cast to float: beyond float's range the cast is undefined, and
   // below its smallest normal number it could round to a scale of 0.
   if (!(scale >= std::numeric_limits<float>::min() && scale <= std::numeric_limits<float>::max()))
     throw CheckpointError("grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got " +
                           s.at("scale").dump());
-  if (tracker < 0)
+  if (!tracker)
     throw CheckpointError("grad_scaler state: 'growth_tracker' must be in [0, growth_interval), got " +
                           s.at("growth_tracker").dump());
   scale_ = static_cast<float>(scale);
-  growth_tracker_ = tracker;
+  growth_tracker_ = *tracker;
   unscaled_ = false;
 }
 

@@ -1,6 +1,8 @@
 // mixed_precision.cpp: one iteration's scale -> backward -> unscale/check -> step -> update.
 #include "optim/mixed_precision.h"
 
+#include "autograd/json_int.h"
+
 namespace sf {
 
 static GradScalerOptions default_scaler(Precision p) {
@@ -61,12 +63,12 @@ void MixedPrecision::load_state_dict(const nlohmann::json& s) {
     throw CheckpointError("mixed precision state: the checkpoint was trained in " + s.at("precision").dump() +
                           ", the config asks for \"" + precision_name(precision_) + "\"");
   for (const char* key : {"overflow_events", "skipped_steps"})
-    if (read_count(s.at(key)) < 0)
+    if (!json_int(s.at(key), 0))
       throw CheckpointError(std::string("mixed precision state: '") + key + "' must be an integer >= 0, got " +
                             s.at(key).dump());
   scaler_.load_state_dict(s.at("scaler"));
-  overflow_events_ = read_count(s.at("overflow_events"));
-  skipped_steps_ = read_count(s.at("skipped_steps"));
+  overflow_events_ = *json_int(s.at("overflow_events"), 0);
+  skipped_steps_ = *json_int(s.at("skipped_steps"), 0);
   checked_ = false;
 }
 

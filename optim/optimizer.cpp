@@ -8,6 +8,7 @@
 #include <set>
 
 #include "autograd/cpu/threads.h"
+#include "autograd/json_int.h"
 
 namespace sf {
 
@@ -128,12 +129,6 @@ OptimizerState Optimizer::state_dict() const {
   return state;
 }
 
-int64_t read_count(const nlohmann::json& j, int64_t max) {
-  if (j.is_number_unsigned()) return j.get<uint64_t>() <= static_cast<uint64_t>(max) ? j.get<int64_t>() : -1;
-  if (j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() <= max) return j.get<int64_t>();
-  return -1;
-}
-
 void Optimizer::load_state_dict(const OptimizerState& state) {
   const std::string where = "optimizer state: ";
   const nlohmann::json& s = state.scalars;
@@ -146,8 +141,8 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
     throw CheckpointError(where + "the checkpoint holds '" + kind.dump() + "' state but the optimizer is '" + name() +
                           "'");
   const nlohmann::json& step_json = need("step");
-  const int64_t step = read_count(step_json);
-  if (step < 0) throw CheckpointError(where + "'step' must be an integer >= 0, got " + step_json.dump());
+  const std::optional<int64_t> step = json_int(step_json, 0);
+  if (!step) throw CheckpointError(where + "'step' must be an integer >= 0, got " + step_json.dump());
   // A parameter's count is the number of steps that updated it, so it lies in [0, step]; Adam's
   // bias correction divides by 1 - beta^count, and a negative count would make it NaN.
   const nlohmann::json& steps = need("param_steps");
@@ -156,10 +151,11 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
     const std::string& pname = params_[i].first;
     if (!steps.is_object() || !steps.contains(pname))
       throw CheckpointError(where + "missing the step count of parameter '" + pname + "'");
-    param_steps[i] = read_count(steps.at(pname), step);
-    if (param_steps[i] < 0)
+    const std::optional<int64_t> count = json_int(steps.at(pname), 0, *step);
+    if (!count)
       throw CheckpointError(where + "the step count of parameter '" + pname + "' must be an integer in [0, " +
-                            std::to_string(step) + "] (the optimizer's step), got " + steps.at(pname).dump());
+                            std::to_string(*step) + "] (the optimizer's step), got " + steps.at(pname).dump());
+    param_steps[i] = *count;
   }
 
   // Check every tensor before touching anything.
@@ -189,7 +185,7 @@ void Optimizer::load_state_dict(const OptimizerState& state) {
   for (auto& [src, dst] : copies)
     std::memmove(dst.data<float>(), src->data<float>(), static_cast<size_t>(dst.numel()) * 4);
   param_steps_ = param_steps;
-  step_ = step;
+  step_ = *step;
   if (s.contains("lr") && s.at("lr").is_number()) lr_ = s.at("lr").get<double>();
 }
 

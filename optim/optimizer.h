@@ -23,12 +23,6 @@ namespace sf {
 // (name, parameter) pairs, e.g. {"h.0.attn.c_attn.weight", W}: NamedTensors (tensor.h).
 using NamedParameters = NamedTensors;
 
-// A count saved in a checkpoint's state (a step, a number of skipped steps) read back: the
-// integer if j is one in [0, max], otherwise -1. A float such as 1e30 is refused rather than cast
-// (undefined out of range), and an unsigned integer above INT64_MAX rather than wrapped to a
-// negative one, as get<int64_t>() would.
-int64_t read_count(const nlohmann::json& j, int64_t max = INT64_MAX);
-
 // Everything an optimizer needs to continue bit for bit: tensors named "<buffer>.<param name>"
 // (e.g. "exp_avg.wte.weight"), ready to be written as safetensors, plus a small JSON of scalars
 // ({"optimizer": "adamw", "step": 120, "param_steps": {"wte.weight": 120, ...}}).

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "autograd/errors.h"
+#include "autograd/json_int.h"
 #include "data/sha256.h"
 #include "nn/safetensors.h"
 #include "nn/state_dict.h"
@@ -97,8 +98,7 @@ static void check_record_fields(const json& record, const std::string& where) {
     return CheckpointError(where + ": field \"" + field + "\" " + what +
                            " (not a scratchformer checkpoint record, or corrupt)");
   };
-  if (!record.contains("step") || !record["step"].is_number_integer() || record["step"].get<int64_t>() < 0)
-    throw bad("step", "must be an integer >= 0");
+  if (!record.contains("step") || !json_int(record["step"], 0)) throw bad("step", "must be an integer >= 0");
   if (!record.contains("files") || !record["files"].is_object()) throw bad("files", "must be an object");
   for (const char* part : {"weights", "optimizer"}) {
     std::string name = std::string("files.") + part;
