@@ -1,6 +1,7 @@
 // grad_scaler.cpp: loss scaling, the unscale + Inf/NaN check pass, and the scale update.
 #include "optim/grad_scaler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,11 +11,21 @@
 
 namespace sf {
 
-GradScaler::GradScaler(const GradScalerOptions& o) : options_(o), scale_(static_cast<float>(o.init_scale)) {
-  if (!std::isfinite(o.init_scale) || o.init_scale <= 0 || !std::isfinite(scale_))
-    throw ConfigError("grad_scaler: init_scale must be a finite float32 > 0, got " + std::to_string(o.init_scale));
-  if (!(o.growth_factor > 1) || !std::isfinite(o.growth_factor))
-    throw ConfigError("grad_scaler: growth_factor must be > 1, got " + std::to_string(o.growth_factor));
+// The scale is a normal float32: from 2^-126 to float's largest. Beyond the largest the cast to
+// float is undefined; below 2^-126 the inverse the unscale pass multiplies by, 1 / S, would be
+// beyond float's largest (and a subnormal scale could round to 0).
+static bool normal_float32(double x) {
+  return x >= std::numeric_limits<float>::min() && x <= std::numeric_limits<float>::max();
+}
+
+GradScaler::GradScaler(const GradScalerOptions& o) : options_(o), scale_(1.0f) {
+  if (!normal_float32(o.init_scale))
+    throw ConfigError("grad_scaler: init_scale must be a float32 from 2^-126 to its largest, got " +
+                      nlohmann::json(o.init_scale).dump());
+  scale_ = static_cast<float>(o.init_scale);
+  if (!(o.growth_factor > 1) || !normal_float32(o.growth_factor))
+    throw ConfigError("grad_scaler: growth_factor must be a float32 > 1, got " +
+                      nlohmann::json(o.growth_factor).dump());
   if (!(o.backoff_factor > 0 && o.backoff_factor < 1))
     throw ConfigError("grad_scaler: backoff_factor must be in (0, 1), got " + std::to_string(o.backoff_factor));
   if (o.growth_interval < 1)
@@ -73,7 +84,9 @@ void GradScaler::update() {
   unscaled_ = false;
   if (!enabled()) return;
   if (stats_.found_inf()) {
-    scale_ = scale_ * static_cast<float>(options_.backoff_factor);
+    // Never below 2^-126 (see normal_float32): it takes about 140 overflowing steps in a row from
+    // the default 65536 to get there, and a state below it could not be loaded back.
+    scale_ = std::max(scale_ * static_cast<float>(options_.backoff_factor), std::numeric_limits<float>::min());
     growth_tracker_ = 0;
     return;
   }
@@ -95,9 +108,8 @@ void GradScaler::load_state_dict(const nlohmann::json& s) {
     throw CheckpointError("grad_scaler state: missing integer 'growth_tracker'");
   const double scale = s.at("scale").get<double>();
   const std::optional<int64_t> tracker = json_int(s.at("growth_tracker"), 0, options_.growth_interval - 1);
-  // Checked as a double, before the cast to float: beyond float's range the cast is undefined, and
-  // below its smallest normal number it could round to a scale of 0.
-  if (!(scale >= std::numeric_limits<float>::min() && scale <= std::numeric_limits<float>::max()))
+  // Checked as a double, before the cast to float (see normal_float32).
+  if (!normal_float32(scale))
     throw CheckpointError("grad_scaler state: 'scale' must be a float32 from 2^-126 to its largest, got " +
                           s.at("scale").dump());
   if (!tracker)

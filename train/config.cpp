@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -397,9 +398,13 @@ void TrainConfig::validate(const Config& c) const {
 
 void PrecisionConfig::validate() const {
   const PrecisionConfig& p = *this;
-  positive("precision.init_scale", p.init_scale);
-  if (!(p.growth_factor >= 1) || !std::isfinite(p.growth_factor))
-    fail("precision.growth_factor", "must be >= 1", fmt_num(p.growth_factor));
+  // Both become float32s, as the loss scaler holds them (optim/grad_scaler.cpp): the scale a normal
+  // one, from 2^-126 (1.2e-38) to float's largest (3.4e38).
+  constexpr double kFloatMin = std::numeric_limits<float>::min(), kFloatMax = std::numeric_limits<float>::max();
+  if (!(p.init_scale >= kFloatMin && p.init_scale <= kFloatMax))
+    fail("precision.init_scale", "must be from 1.2e-38 to 3.4e38 (a normal float32 > 0)", fmt_num(p.init_scale));
+  if (!(p.growth_factor > 1 && p.growth_factor <= kFloatMax))
+    fail("precision.growth_factor", "must be > 1 (and at most 3.4e38, a float32)", fmt_num(p.growth_factor));
   if (!(p.backoff_factor > 0 && p.backoff_factor < 1))
     fail("precision.backoff_factor", "must be in (0, 1)", fmt_num(p.backoff_factor));
   positive("precision.growth_interval", p.growth_interval);

@@ -67,6 +67,38 @@ TEST_CASE("an Inf or NaN gradient skips the step, halves the scale and resets gr
   }
 }
 
+// Every scale the scaler can hold is one its checkpoint state loads back: a run must always resume
+// from its own checkpoints. The smallest is 2^-126, where backing off stops (below it 1 / S, the
+// unscale pass's factor, would not fit in a float, and a subnormal S could round to 0).
+TEST_CASE("the loss scale stays a normal float32 and round-trips through its state") {
+  OneParam m;
+  GradScalerOptions o;
+  GradScaler back(o);
+  o.init_scale = std::numeric_limits<float>::min();
+  GradScaler floor(o);
+  for (int i = 0; i < 3; ++i) {
+    m.grad(std::numeric_limits<double>::infinity(), 0);
+    CHECK_FALSE(floor.step(m.opt));
+    floor.update();
+    CHECK(floor.scale() == std::numeric_limits<float>::min());
+  }
+  CHECK_NOTHROW(back.load_state_dict(nlohmann::json::parse(floor.state_dict().dump())));
+  CHECK(back.scale() == std::numeric_limits<float>::min());
+  // Outside [2^-126, float's largest]: refused, naming the value as given.
+  for (double bad : {1e39, 1e-40, 0.0, -1.0}) {
+    CAPTURE(bad);
+    o.init_scale = bad;
+    CHECK_THROWS_WITH_AS(
+        GradScaler{o},
+        ("grad_scaler: init_scale must be a float32 from 2^-126 to its largest, got " + nlohmann::json(bad).dump())
+            .c_str(),
+        ConfigError);
+  }
+  o.init_scale = 65536;
+  o.growth_factor = 1;
+  CHECK_THROWS_WITH_AS(GradScaler{o}, "grad_scaler: growth_factor must be a float32 > 1, got 1.0", ConfigError);
+}
+
 TEST_CASE("unscale divides by the scale exactly and is called once per iteration") {
   OneParam m;
   GradScaler scaler;

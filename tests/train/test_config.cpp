@@ -79,6 +79,14 @@ TEST_CASE("impossible values: one line naming the key, what is valid and what wa
   CHECK(error_of(json{{"data", {{"dataset", "reverse"}}}}) ==
         "model.type: the seq2seq task \"reverse\" needs \"transformer\" (encoder-decoder), got \"gpt\"");
   CHECK(error_of(json{{"train", {{"batch_size", 0}}}}) == "train.batch_size: must be >= 1, got 0");
+  // The loss scale is a float32, as the scaler and its checkpoint state hold it: a config it would
+  // refuse (or cast out of range, or round to 0) is refused here, by its key.
+  for (auto [init_scale, shown] : {std::pair{0.0, "0"}, std::pair{1e-40, "1e-40"}, std::pair{1e39, "1e+39"}})
+    CHECK(error_of(json{{"precision", {{"init_scale", init_scale}}}}) ==
+          std::string("precision.init_scale: must be from 1.2e-38 to 3.4e38 (a normal float32 > 0), got ") + shown);
+  CHECK(error_of(json{{"precision", {{"init_scale", 1e-30}}}}).empty());
+  CHECK(error_of(json{{"precision", {{"growth_factor", 1}}}}) ==
+        "precision.growth_factor: must be > 1 (and at most 3.4e38, a float32), got 1");
 }
 
 // The model's layer options have their tables in nn (kPosEncodings, kActivations, kNorms, kInits);
