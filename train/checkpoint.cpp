@@ -91,6 +91,10 @@ LoopState loop_state_from_json(const json& loop) {
   return s;
 }
 
+// More ranks than any job has: the bound keeps ranks x train.grad_accum_steps (at most 4096) in
+// range when a resume multiplies them.
+constexpr int64_t kMaxWorldSize = int64_t(1) << 20;
+
 // The record's shape, checked field by field so that every later `record.at(...)` and `get<>()`
 // in train --resume, eval and sample finds what it expects: CheckpointError naming the field.
 static void check_record_fields(const json& record, const std::string& where) {
@@ -113,13 +117,23 @@ static void check_record_fields(const json& record, const std::string& where) {
   }
   for (const char* field : {"optimizer", "precision", "data", "loop", "config", "tokenizer"})
     if (!record.contains(field) || !record[field].is_object()) throw bad(field, "must be an object");
+  // "run" (who wrote it: the run's id, its data's hash, how many ranks) came later; when there it
+  // is what resume compares against, and the ranks multiply into the global batch.
+  if (record.contains("run")) {
+    const json& run = record["run"];
+    if (!run.is_object()) throw bad("run", "must be an object");
+    for (const char* field : {"run_id", "data_sha256"})
+      if (run.contains(field) && !run[field].is_string()) throw bad(std::string("run.") + field, "must be a string");
+    if (run.contains("world_size") && !json_int(run["world_size"], 1, kMaxWorldSize))
+      throw bad("run.world_size", "must be an integer from 1 to " + std::to_string(kMaxWorldSize));
+  }
   const json& loop = record["loop"];
   if (loop.contains("best_val_loss") && !loop["best_val_loss"].is_null() &&
       !(loop["best_val_loss"].is_number() && std::isfinite(loop["best_val_loss"].get<double>())))
     throw bad("loop.best_val_loss", "must be a finite number, or null for none yet");
-  if (loop.contains("clipped_steps") && !loop["clipped_steps"].is_number_integer())
-    throw bad("loop.clipped_steps", "must be an integer");
-  if (loop.contains("decay_steps") && !(loop["decay_steps"].is_number_integer() && loop["decay_steps"] >= 0))
+  if (loop.contains("clipped_steps") && !json_int(loop["clipped_steps"], 0))
+    throw bad("loop.clipped_steps", "must be an integer >= 0");
+  if (loop.contains("decay_steps") && !json_int(loop["decay_steps"], 0))
     throw bad("loop.decay_steps", "must be an integer >= 0");
   if (loop.contains("seconds") && !(loop["seconds"].is_number() && loop["seconds"].get<double>() >= 0))
     throw bad("loop.seconds", "must be a number >= 0");

@@ -25,7 +25,8 @@ static data::LmData load_text(const Config& c, const std::string& path, const js
   k.type = c.data.tokenizer;
   k.vocab_size = static_cast<int32_t>(c.data.bpe_vocab_size);
   std::shared_ptr<const data::Tokenizer> tok;
-  if (!tokenizer.is_null()) tok = data::tokenizer_from_json(tokenizer, "tokenizer.json");
+  // A saved vocabulary is always a checkpoint record's (resume, eval, sample), never a file of its own.
+  if (!tokenizer.is_null()) tok = data::tokenizer_from_json(tokenizer, "the checkpoint record's \"tokenizer\"");
   return data::load_text_dataset(t, k, tok);
 }
 

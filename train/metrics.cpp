@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autograd/errors.h"
+#include "autograd/json_int.h"
 #include "train/atomic_file.h"
 
 namespace sf {
@@ -43,8 +44,10 @@ std::vector<json> read_metrics(const std::string& jsonl_path) {
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    json row = json::parse(line, nullptr, false);
-    if (!row.is_discarded()) rows.push_back(row);  // a line torn by a crash is skipped
+    json row = json::parse(line, nullptr, false);  // discarded when torn by a crash
+    const bool is_row = row.is_object() && row.contains("kind") && row["kind"].is_string() && row.contains("step") &&
+                        json_int(row["step"], 0).has_value();
+    if (is_row) rows.push_back(row);
   }
   return rows;
 }
@@ -58,7 +61,7 @@ MetricsLog::MetricsLog(const std::string& run_dir, int64_t keep_before)
   if (keep_before >= 0) {  // rewrite both files without the rows the resumed run will redo
     std::string jsonl, csv = header;
     for (const json& row : read_metrics(jsonl_path_)) {
-      if (row.value("step", int64_t{0}) >= keep_before) continue;
+      if (row["step"].get<int64_t>() >= keep_before) continue;
       jsonl += row.dump() + "\n";
       csv += csv_line(row);
     }
@@ -121,7 +124,7 @@ std::string render_gnuplot_png(const std::string& body, const std::string& png_p
 std::string plot_losses(const std::string& jsonl_path, const std::string& png_path, const std::string& title) {
   std::ostringstream train, val;
   for (const json& row : read_metrics(jsonl_path)) {
-    std::string kind = row.value("kind", "");
+    const std::string kind = row["kind"].get<std::string>();
     if (kind == "train" && row.contains("loss") && row["loss"].is_number())
       train << row["step"].dump() << " " << row["loss"].dump() << "\n";
     if (kind == "eval" && row.contains("val_loss") && row["val_loss"].is_number())

@@ -30,7 +30,9 @@ class MetricsLog {
   std::ofstream jsonl_, csv_;
 };
 
-// Every row of a metrics.jsonl file.
+// Every row of a metrics.jsonl file: a JSON object with a string "kind" and an integer "step" >= 0,
+// as MetricsLog writes them. Anything else on a line (a line torn by a crash, a hand edit such as
+// "step": "5" or 1e30) is skipped, so the readers below can rely on both fields.
 std::vector<nlohmann::json> read_metrics(const std::string& jsonl_path);
 
 // Renders a gnuplot script body (data blocks, labels, plot command) to png_path, written via a

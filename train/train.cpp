@@ -35,6 +35,7 @@
 #include "autograd/cpu/blas.h"
 #include "autograd/cpu/threads.h"
 #include "autograd/errors.h"
+#include "autograd/json_int.h"
 #include "optim/adam.h"
 #include "optim/clip.h"
 #include "optim/mixed_precision.h"
@@ -199,15 +200,14 @@ static bool finished_at(const std::string& run_dir, int64_t step) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
   const json summary = json::parse(read_whole_file(path.string()), nullptr, false);
-  return summary.is_object() && summary.value("steps", int64_t{-1}) == step;
+  return summary.is_object() && summary.contains("steps") && json_int(summary["steps"]) == step;
 }
 
 // The val loss of the evaluation at `step` in metrics.jsonl (NaN when there is none).
 static double recorded_val_loss(const std::string& jsonl_path, int64_t step) {
   for (const json& row : read_metrics(jsonl_path)) {
     const json val_loss = row.value("val_loss", json());
-    if (row.value("kind", "") == "eval" && row.value("step", int64_t{-1}) == step && val_loss.is_number())
-      return val_loss.get<double>();
+    if (row["kind"] == "eval" && row["step"] == step && val_loss.is_number()) return val_loss.get<double>();
   }
   return NAN;
 }

@@ -27,6 +27,7 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/metrics.h"
+#include "train/saved_run.h"
 #include "train/task.h"
 #include "train/train.h"
 
@@ -319,6 +320,51 @@ TEST_CASE("restoring a checkpoint is all or nothing: a refused part leaves every
   }
 }
 
+// metrics.jsonl and summary.json have no checksum: a hand edit or another tool's line must not
+// stop a resume, the plot or the finished-run check. A line that is not a metrics row (an object
+// with a string "kind" and an integer "step" >= 0) is skipped as a torn one is; these used to end
+// in "internal error" (a JSON type error), and "step": 1e30 in a cast that is undefined.
+TEST_CASE("lines of metrics.jsonl and summary.json that are not what the loop wrote are skipped") {
+  Config c = tiny_config("metrics_hand_edits");
+  c.train.steps = 8;
+  c.train.eval_interval = 4;
+  TrainOptions stop;
+  stop.stop_after = 4;
+  quiet_train(c, stop);
+  const std::string jsonl = (fs::path(c.output.run_dir) / "metrics.jsonl").string();
+  const size_t rows = read_metrics(jsonl).size();
+  REQUIRE(rows > 0);
+  {
+    std::ofstream out(jsonl, std::ios::app);
+    for (const char* line : {"[]", "7", R"({"kind": "train", "step": "5"})", R"({"kind": 1, "step": 2})",
+                             R"({"kind": "train", "step": 1e30})", R"({"kind": "train", "step": -1})",
+                             R"({"step": 3, "loss": 1.5})", R"({"kind": "tra)"})
+      out << line << "\n";
+  }
+  CHECK(read_metrics(jsonl).size() == rows);
+  const std::string png = (fs::path(c.output.run_dir) / "edited.png").string();
+  CHECK_NOTHROW(plot_losses(jsonl, png, "edited"));
+  TrainOptions resume;
+  resume.resume = true;
+  CHECK(quiet_train(c, resume).losses.size() == 4);
+  std::map<int64_t, int> train_steps;  // each step once, 1 to 8
+  for (const json& row : read_metrics(jsonl))
+    if (row["kind"] == "train") ++train_steps[row["step"].get<int64_t>()];
+  CHECK(train_steps.size() == 8);
+  CHECK(train_steps.begin()->first == 1);
+  CHECK(train_steps.rbegin()->first == 8);
+  for (const auto& [step, count] : train_steps) CHECK(count == 1);
+  // A finished run whose summary.json was edited: resumed at its steps, it finishes again.
+  const fs::path summary = fs::path(c.output.run_dir) / "summary.json";
+  for (const char* steps : {"\"8\"", "1e30", "18446744073709551615"}) {
+    CAPTURE(steps);
+    json s = json::parse(std::ifstream(summary));
+    s["steps"] = json::parse(steps);
+    std::ofstream(summary) << s.dump(1);
+    CHECK_NOTHROW(quiet_train(c, resume));
+  }
+}
+
 // Until an evaluation gives a finite val loss the best one is +infinity, which JSON cannot hold
 // (nlohmann::json writes it as null). A checkpoint in that state must still resume, and resume
 // exactly. (Step 0 always evaluates, so it takes a NaN or Inf val estimate to get there.)
@@ -364,6 +410,39 @@ TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it"
   std::ofstream(last) << record.dump(1);
   CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains("record_sha256"), CheckpointError);
   record.erase("record_sha256");  // without the checksum (an older record) the same edit is not seen
+  std::ofstream(last) << record.dump(1);
+  CHECK_NOTHROW(read_checkpoint_record(last));
+  // Without the checksum, the fields resume and eval read are still checked by name: these were
+  // read with value<int64_t>() / get<std::string>() and ended in a JSON type error ("internal
+  // error", exit 3), a float cast out of range, or an overflow of ranks x accumulation steps.
+  for (const auto& [pointer, value, message] :
+       {std::tuple{"/run", json(5), "field \"run\" must be an object"},
+        std::tuple{"/run/world_size", json(1e30), "field \"run.world_size\" must be an integer from 1 to 1048576"},
+        std::tuple{"/run/world_size", json(0), "field \"run.world_size\" must be an integer from 1 to 1048576"},
+        std::tuple{"/run/world_size", json(uint64_t(1) << 62),
+                   "field \"run.world_size\" must be an integer from 1 to 1048576"},
+        std::tuple{"/run/run_id", json(7), "field \"run.run_id\" must be a string"},
+        std::tuple{"/run/data_sha256", json::array(), "field \"run.data_sha256\" must be a string"},
+        std::tuple{"/loop/clipped_steps", json(UINT64_MAX), "field \"loop.clipped_steps\" must be an integer >= 0"},
+        std::tuple{"/loop/decay_steps", json(2.5), "field \"loop.decay_steps\" must be an integer >= 0"}}) {
+    CAPTURE(pointer);
+    json edited = record;
+    edited[json::json_pointer(pointer)] = value;
+    std::ofstream(last) << edited.dump(1);
+    CHECK_THROWS_WITH_AS(read_checkpoint_record(last), doctest::Contains(message), CheckpointError);
+  }
+  // eval and sample read the record's config and tokenizer: an error in them names the record,
+  // not the user's config file or a tokenizer.json that is not there.
+  json edited = record;
+  edited["config"]["model"]["n_layers"] = 2;  // a key scratchformer does not know
+  std::ofstream(last) << edited.dump(1);
+  CHECK_THROWS_WITH_AS(open_saved_run(last), doctest::Contains((last + ": its config: model.n_layers").c_str()),
+                       CheckpointError);
+  edited = record;
+  edited["tokenizer"] = {{"type", "wordpiece"}};
+  std::ofstream(last) << edited.dump(1);
+  CHECK_THROWS_WITH_AS(load_saved_task(open_saved_run(last)),
+                       doctest::Contains("the checkpoint record's \"tokenizer\": unknown tokenizer type"), DataError);
   std::ofstream(last) << record.dump(1);
   CHECK_NOTHROW(read_checkpoint_record(last));
 }
