@@ -77,7 +77,7 @@ static DataError bad_state(const std::string& why) { return DataError("data stat
 // A sampler state must be of `kind` and saved for the same data, block size and batch size.
 static void check_state_fits(const nlohmann::json& s, const std::string& kind, const std::string& not_kind,
                              const Tokens& tokens, int64_t block_size, int64_t batch_size) {
-  if (!s.is_object() || s.value("kind", "") != kind) throw bad_state(not_kind);
+  if (!s.is_object() || !s.contains("kind") || s["kind"] != kind) throw bad_state(not_kind);
   for (const char* key : {"tokens", "block_size", "batch_size"})
     if (!s.contains(key)) throw bad_state(std::string("missing \"") + key + "\"");
   uint64_t saved_tokens = 0;

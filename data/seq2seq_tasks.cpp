@@ -198,7 +198,8 @@ nlohmann::json Seq2SeqTask::get_state() const {
 }
 
 void Seq2SeqTask::set_state(const nlohmann::json& s) {
-  if (!s.is_object() || s.value("kind", "") != "seq2seq" || s.value("task", "") != task_name(kind_))
+  if (!s.is_object() || !s.contains("kind") || s["kind"] != "seq2seq" || !s.contains("task") ||
+      s["task"] != task_name(kind_))
     throw DataError("data state in checkpoint: not a state of the \"" + std::string(task_name(kind_)) + "\" task");
   try {
     const std::vector<uint64_t> rng = rng_state_from_json(s.at("rng"), "rng");

@@ -157,6 +157,12 @@ TEST_CASE("seq2seq: seeded and resumable") {
   Seq2SeqTask copy(config("copy"), 5);
   CHECK(error_of<DataError>([&] { copy.set_state(state); }) ==
         "data state in checkpoint: not a state of the \"copy\" task");
+  for (const char* key : {"kind", "task"}) {  // not strings: the same message, not a JSON type error
+    nlohmann::json odd = state;
+    odd[key] = 7;
+    CHECK(error_of<DataError>([&] { resumed.set_state(odd); }) ==
+          "data state in checkpoint: not a state of the \"sort\" task");
+  }
   nlohmann::json float_count = state;
   float_count["examples"] = 1e30;  // would be an undefined cast to int64
   CHECK(error_of<DataError>([&] { resumed.set_state(float_count); }) ==

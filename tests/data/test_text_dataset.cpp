@@ -276,6 +276,9 @@ TEST_CASE("torch windows: nanoGPT's get_batch on a shared generator, the next ba
   RandomWindows own(tokens, 16, 4, 42);
   CHECK(contains(error_of<DataError>([&] { resumed.set_state(own.get_state()); }), "saved with another train.rng"));
   CHECK(contains(error_of<DataError>([&] { own.set_state(state); }), "not a random-window sampler state"));
+  nlohmann::json odd_kind = own.get_state();
+  odd_kind["kind"] = 7;  // not a string: the same message, not a JSON type error
+  CHECK(contains(error_of<DataError>([&] { own.set_state(odd_kind); }), "not a random-window sampler state"));
   nlohmann::json outside = state;
   outside["pending"][0] = 484;  // starts are in [0, 484)
   CHECK(
