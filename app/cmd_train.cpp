@@ -29,9 +29,7 @@ static Config saved_run_config(const std::string& run_dir) {
   std::error_code ec;
   if (fs::is_directory(run_dir, ec) && !fs::exists(path, ec) && fs::is_regular_file(record, ec)) {
     std::cerr << "note: " << path << " is missing; resuming with the config recorded in " << record << "\n";
-    try {
-      return config_from_json(read_checkpoint_record(record).at("config"));
-    } catch (const ConfigError& e) { throw CheckpointError(record + ": its config: " + e.what()); }
+    return record_config(record, read_checkpoint_record(record), /*validate=*/false);
   }
   return load_run_config(run_dir);
 }

@@ -171,6 +171,14 @@ void load_checkpoint_weights(const std::string& record_path, const json& record,
   load_state_dict(model, load_safetensors_from_bytes(read_whole_file(weights_path), weights_path), weights_path);
 }
 
+Config record_config(const std::string& record_path, const json& record, bool validate) {
+  try {
+    Config config = config_from_json(record.at("config"));
+    if (validate) validate_config(config, /*check_files=*/false);
+    return config;
+  } catch (const ConfigError& e) { throw CheckpointError(record_path + ": its config: " + e.what()); }
+}
+
 void check_resumable(const std::string& record_path, const json& record) {
   if (record.contains("weights_only") && record["weights_only"] == true)
     throw CheckpointError(record_path +

@@ -27,6 +27,7 @@
 
 #include "optim/mixed_precision.h"
 #include "optim/optimizer.h"
+#include "train/config.h"
 #include "train/task.h"
 
 namespace sf {
@@ -65,6 +66,12 @@ nlohmann::json read_checkpoint_record(const std::string& record_path);
 // position / RNG state, from a verified record. Nothing is modified when any part does not fit.
 void restore_checkpoint(const std::string& record_path, const nlohmann::json& record, Task& task, Optimizer* optimizer,
                         MixedPrecision* mp);
+
+// The config a verified record was trained with, read through config_from_json (a key added to
+// scratchformer since then reads as its default); with `validate`, also checked as a run's config
+// (its files not: they may have moved). An error in it is the record's, not the user's config
+// file's, so it comes as a CheckpointError "<record_path>: its config: <what is wrong>".
+Config record_config(const std::string& record_path, const nlohmann::json& record, bool validate);
 
 // CheckpointError unless the record can be resumed (a "weights_only" one cannot).
 void check_resumable(const std::string& record_path, const nlohmann::json& record);

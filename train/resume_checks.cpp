@@ -3,6 +3,7 @@
 
 #include "autograd/errors.h"
 #include "data/sha256.h"
+#include "train/checkpoint.h"
 #include "train/distributed.h"
 
 namespace sf {
@@ -37,14 +38,12 @@ std::string ConfigOrigin::of(const std::string& key) const {
 }
 
 // Compares the config of this part of the run with the one the checkpoint was trained with. The saved
-// config is read back through config_from_json, so a key added to scratchformer since the run
-// was trained compares as its default (which keeps the old behaviour) instead of as missing.
-void check_resume_config(const Config& config, const json& saved_record_config, const std::string& record_path,
+// config is read back through config_from_json (record_config), so a key added to scratchformer
+// since the run was trained compares as its default (which keeps the old behaviour) instead of as
+// missing. It is not validated: only the config the run continues with has to pass today's checks.
+void check_resume_config(const Config& config, const json& record, const std::string& record_path,
                          const ConfigOrigin& origin) {
-  json saved_json;
-  try {
-    saved_json = config_to_json(config_from_json(saved_record_config));
-  } catch (const ConfigError& e) { throw CheckpointError(record_path + ": its config: " + e.what()); }
+  const json saved_json = config_to_json(record_config(record_path, record, /*validate=*/false));
   json now_json = config_to_json(config);
   for (const auto& [section, obj] : now_json.items()) {
     if (!obj.is_object()) continue;

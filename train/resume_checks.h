@@ -27,8 +27,8 @@ struct ConfigOrigin {
 };
 
 // `config` against the config saved in the checkpoint record at `record_path`.
-void check_resume_config(const Config& config, const nlohmann::json& saved_record_config,
-                         const std::string& record_path, const ConfigOrigin& origin = {});
+void check_resume_config(const Config& config, const nlohmann::json& record, const std::string& record_path,
+                         const ConfigOrigin& origin = {});
 // The global batch of the checkpoint `record` (its ranks x grad_accum_steps) against this job's.
 void check_resume_world(const Config& config, const nlohmann::json& record, const std::string& record_path);
 // The sha256 of the training tokens now against the one the checkpoint `record` (at

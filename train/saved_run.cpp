@@ -15,10 +15,7 @@ SavedRun open_saved_run(const std::string& run_or_checkpoint) {
   SavedRun run;
   run.record_path = find_checkpoint(run_or_checkpoint, "best");
   run.record = read_checkpoint_record(run.record_path);
-  try {  // an error here is the record's, not the user's config file's: say so
-    run.config = config_from_json(run.record.at("config"));
-    validate_config(run.config, /*check_files=*/false);
-  } catch (const ConfigError& e) { throw CheckpointError(run.record_path + ": its config: " + e.what()); }
+  run.config = record_config(run.record_path, run.record, /*validate=*/true);
   return run;
 }
 

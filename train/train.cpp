@@ -234,7 +234,7 @@ static bool check_resume(Run& run, TrainResult& result, std::string& run_id, jso
     throw CheckpointError(run.record_path + ": belongs to another run (run_id " + run_id + ", but " + run_dir +
                           "/run.json says " + folder_id + "); resume the run it came from");
   if (run_id.empty()) run_id = folder_id;
-  check_resume_config(run.config, record.at("config"), run.record_path, run.options.origin);
+  check_resume_config(run.config, record, run.record_path, run.options.origin);
   check_resume_world(run.config, record, run.record_path);
   const int64_t at = record.at("step").get<int64_t>();
   if (tc.steps < at)

@@ -324,6 +324,18 @@ TEST_CASE("resume without config.json: with the config given, or from the config
   CHECK(recorded.err.find("config.json is missing; resuming with the config recorded in") != std::string::npos);
   CHECK(train_losses(run).size() == 14);
   CHECK(json::parse(slurp(run / "config.json"))["train"]["steps"] == 14);  // written again
+
+  // The recorded config is the record's: an error in it names the record, not a config file.
+  fs::remove(run / "config.json");
+  const fs::path last = run / "checkpoints" / "last.json";
+  json record = json::parse(slurp(last));
+  record.erase("record_sha256");
+  record["config"]["model"]["n_layers"] = 2;  // a key scratchformer does not know
+  std::ofstream(last) << record.dump(1);
+  CliResult bad = run_cli({"train", "--resume", run.string(), "--set", "train.steps=16"}, 60);
+  INFO("stderr: " << bad.err);
+  CHECK(bad.exit_code != 0);
+  CHECK(bad.err.find(last.string() + ": its config: model.n_layers") != std::string::npos);
 }
 
 TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sample and eval without it") {

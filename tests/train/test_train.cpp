@@ -438,6 +438,11 @@ TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it"
   std::ofstream(last) << edited.dump(1);
   CHECK_THROWS_WITH_AS(open_saved_run(last), doctest::Contains((last + ": its config: model.n_layers").c_str()),
                        CheckpointError);
+  // A resume compares its config with the record's: the same error, naming the record.
+  TrainOptions resume;
+  resume.resume = true;
+  CHECK_THROWS_WITH_AS(quiet_train(c, resume), doctest::Contains((last + ": its config: model.n_layers").c_str()),
+                       CheckpointError);
   edited = record;
   edited["tokenizer"] = {{"type", "wordpiece"}};
   std::ofstream(last) << edited.dump(1);
