@@ -178,12 +178,18 @@ static std::string keep_decay_steps(Run& run) {
   if (run.config.schedule.decay_steps != 0) return "";
   int64_t kept = loop_state_from_json(run.saved_record.at("loop")).decay_steps;
   if (kept == 0) {  // a record written before the loop state held it
-    const Config then = config_from_json(run.saved_record.at("config"));
+    const Config then = record_config(run.record_path, run.saved_record, /*validate=*/false);
     kept = then.schedule.decay_steps ? then.schedule.decay_steps : then.train.steps;
   }
   if (kept == run.schedule.decay_steps) return "";
   run.schedule.decay_steps = kept;
-  validate(run.schedule);
+  try {  // (a record the loop wrote always fits: the warmup cannot change on resume)
+    validate(run.schedule);
+  } catch (const ConfigError& e) {
+    throw CheckpointError(run.record_path + ": the lr decay the run started with, to step " + std::to_string(kept) +
+                          ", does not fit its schedule (" + e.what() +
+                          "); choose the decay with --set schedule.decay_steps=N");
+  }
   if (run.schedule.kind != ScheduleKind::cosine && run.schedule.kind != ScheduleKind::linear) return "";
   const std::string steps = std::to_string(run.tc.steps);
   return "lr schedule: the decay still ends at step " + std::to_string(kept) + " as when the run started (" +

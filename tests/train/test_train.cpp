@@ -559,6 +559,18 @@ TEST_CASE("a resume with more steps keeps the lr decay the run started with, unl
   quiet_train(more, resume);
   CHECK(logged_lrs(c).at(21) == doctest::Approx(c.schedule.min_lr));
 
+  // A record whose decay end was edited to one the schedule cannot take (not after the warmup's 5
+  // steps): the error names the record and the way out, not the user's schedule.decay_steps.
+  json edited = finished;
+  edited["loop"]["decay_steps"] = 3;
+  edited.erase("record_sha256");
+  back_to_step_20(edited);
+  const std::string refused = record +
+                              ": the lr decay the run started with, to step 3, does not fit its schedule "
+                              "(schedule.decay_steps (3) must be greater than warmup_steps (5)); choose the decay "
+                              "with --set schedule.decay_steps=N";
+  CHECK_THROWS_WITH_AS(quiet_train(more, resume), doctest::Contains(refused.c_str()), CheckpointError);
+
   // Asked for explicitly, the decay spreads over the new length: the lr rises again at step 21.
   back_to_step_20(finished);
   more.schedule.decay_steps = 30;
