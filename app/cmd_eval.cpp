@@ -23,7 +23,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("run", *target, "a run directory (uses checkpoints/best.json, else last.json) or a checkpoint .json")
       ->required();
   cmd->add_option("--iters", *iters, "also print nanoGPT's estimate over this many random val batches")
-      ->check(whole_number_in(0, 1000000));
+      ->transform(whole_number_in(0, 1000000));
   cmd->callback([target, iters] {
     SavedRun run = open_saved_run(*target);
     const Config& c = run.config;

@@ -40,19 +40,19 @@ void add_sample_command(CLI::App& app) {
       ->check(finite_in(0.0, 100.0));
   cmd->add_option("--top-k", a->o.top_k, "sample among the k most likely tokens only; 0 = all")
       ->capture_default_str()
-      ->check(whole_number_in(0, int64_t{1} << 31));
+      ->transform(whole_number_in(0, int64_t{1} << 31));
   cmd->add_option("--top-p", a->o.top_p, "nucleus: the smallest set of tokens with probability >= p; 1 = all")
       ->capture_default_str()
       ->check(finite_in(0.0, 1.0));
   cmd->add_option("--max-new-tokens", a->o.max_new_tokens, "tokens to generate (at most 10^9; Ctrl-C stops early)")
       ->capture_default_str()
-      ->check(whole_number_in(0, 1000000000));
+      ->transform(whole_number_in(0, 1000000000));
   cmd->add_option("--seed", a->seed, "random seed of the sampler")
       ->capture_default_str()
-      ->check(whole_number_in(0, std::numeric_limits<int64_t>::max()));
+      ->transform(whole_number_in(0, std::numeric_limits<int64_t>::max()));
   cmd->add_option("--num-samples", a->count, "how many samples")
       ->capture_default_str()
-      ->check(whole_number_in(1, 1000000));
+      ->transform(whole_number_in(1, 1000000));
   cmd->add_flag("--raw-bytes", a->raw_bytes,
                 "byte-level BPE: draw tokens as the model says, even bytes that break a character "
                 "(shown as U+FFFD); by default the sampler keeps to whole UTF-8 characters");

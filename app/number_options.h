@@ -11,7 +11,8 @@
 
 namespace sf {
 
-// A whole number in [lo, hi]; CLI11 prefixes the option's name to the message.
+// A whole number in [lo, hi], in base 10; CLI11 prefixes the option's name to the message. Give it
+// with ->transform(), not ->check(): it rewrites the text in plain decimal for CLI11's conversion.
 inline CLI::Validator whole_number_in(int64_t lo, int64_t hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
@@ -25,6 +26,7 @@ inline CLI::Validator whole_number_in(int64_t lo, int64_t hi) {
           return "must be a whole number " + range + ", got " + text;
         } catch (const std::exception&) { return "expected a whole number " + range + ", got " + text; }
         if (v < lo || v > hi) return "must be a whole number " + range + ", got " + text;
+        text = std::to_string(v);  // what CLI11 converts next: "010" is 10 here, but 8 (octal) to CLI11
         return "";
       },
       "", "whole_number");

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <unordered_map>
 
 #include "autograd/errors.h"
@@ -22,6 +24,14 @@ const char* task_name(TaskKind task) {
     case TaskKind::addition: return "addition";
   }
   return "?";
+}
+
+// A count held in a double, written out whole (it may be past any integer type: 2 symbols and
+// sequences up to 64 long make 2^65 inputs).
+static std::string whole_count(double v) {
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
 }
 
 void check_seq2seq_config(const Seq2SeqConfig& c) {
@@ -47,7 +57,7 @@ void check_seq2seq_config(const Seq2SeqConfig& c) {
   }
   if (space < 4.0 * double(c.eval_size))
     throw ConfigError("data.task_eval_size: " + std::to_string(c.eval_size) + " held-out examples out of only " +
-                      std::to_string(int64_t(space)) +
+                      whole_count(space) +
                       " possible inputs leaves too few to train on; "
                       "lower data.task_eval_size or raise data.task_max_len");
 }

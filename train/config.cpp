@@ -331,18 +331,31 @@ void DataConfig::validate(const Config& c, bool check_files) const {
   if (seq2seq) check_task_fits_model(c);
 }
 
+// The optimizer and the clipping compute in float32: a setting beyond its range would become
+// infinity there (eps 1e39 would stop every update without a word).
+static void float32_range(const std::string& key, double v) {
+  if (v > std::numeric_limits<float>::max())
+    fail(key, "must be at most " + fmt_num(double(std::numeric_limits<float>::max())) + " (the largest float32)",
+         fmt_num(v));
+}
+
 void OptimConfig::validate() const {
   const OptimConfig& o = *this;
   positive("optim.lr", o.lr);
+  float32_range("optim.lr", o.lr);
   in_unit("optim.beta1", o.beta1);
   in_unit("optim.beta2", o.beta2);
   positive("optim.eps", o.eps);
+  float32_range("optim.eps", o.eps);
   non_negative("optim.weight_decay", o.weight_decay);
+  float32_range("optim.weight_decay", o.weight_decay);
   in_unit("optim.momentum", o.momentum);
   if (o.nesterov && !(o.momentum > 0))
     fail("optim.nesterov", "needs optim.momentum > 0", "momentum " + fmt_num(o.momentum));
   non_negative("optim.grad_clip", o.grad_clip);
+  float32_range("optim.grad_clip", o.grad_clip);
   non_negative("optim.clip_value", o.clip_value);
+  float32_range("optim.clip_value", o.clip_value);
 }
 
 // train.steps first: the warmup and decay checks compare against it, and a run of 0 steps should
@@ -371,7 +384,7 @@ void TrainConfig::validate(const Config& c) const {
   const TrainConfig& t = *this;
   positive("train.batch_size", t.batch_size);
   positive("train.grad_accum_steps", t.grad_accum_steps);
-  at_most("train.grad_accum_steps", t.grad_accum_steps, 4096);
+  at_most("train.grad_accum_steps", t.grad_accum_steps, kMaxGradAccumSteps);
   positive("train.eval_interval", t.eval_interval);
   positive("train.eval_iters", t.eval_iters);
   at_most("train.eval_iters", t.eval_iters, 1'000'000);

@@ -168,6 +168,10 @@ struct ScheduleConfig {
   void validate(const Config& c) const;  // against train.steps and optim.lr
 };
 
+// The most micro-batches a step may accumulate (train.grad_accum_steps); with at most 2^20 ranks
+// (a record's run.world_size) ranks x accumulation stays far inside int64.
+constexpr int64_t kMaxGradAccumSteps = 4096;
+
 struct TrainConfig {
   int64_t steps = 2000;
   int64_t batch_size = 12;

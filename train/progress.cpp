@@ -11,7 +11,7 @@
 namespace sf {
 
 std::string format_duration(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  if (!std::isfinite(seconds) || seconds < 0 || seconds >= 1e15) return "?";  // (llround needs it below 2^63)
   auto s = static_cast<int64_t>(std::llround(seconds));
   char buf[32];
   if (s >= 3600) std::snprintf(buf, sizeof buf, "%lldh%02lldm", (long long)(s / 3600), (long long)(s % 3600 / 60));
@@ -74,7 +74,8 @@ void Progress::update(const StepReport& r) {
   if (r.loss_scale > 0) scale = " | scale " + format_si(r.loss_scale);
   if (terminal_) {
     const int width = 24;
-    int filled = static_cast<int>(width * r.step / std::max<int64_t>(total_, 1));
+    const double done = std::clamp(double(r.step) / double(std::max<int64_t>(total_, 1)), 0.0, 1.0);
+    const int filled = static_cast<int>(width * done);
     std::string bar(static_cast<size_t>(filled), '#');
     bar += std::string(static_cast<size_t>(width - filled), '.');
     char head[64];

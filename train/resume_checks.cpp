@@ -88,7 +88,10 @@ void check_same_on_all_ranks(const std::string& name, const std::string& value) 
 void check_resume_world(const Config& config, const json& record, const std::string& record_path) {
   const json run = record.value("run", json::object());
   const int64_t ranks_then = run.value("world_size", int64_t{1});
-  const int64_t accum_then = config_from_json(record.at("config")).train.grad_accum_steps;
+  const int64_t accum_then = record_config(record_path, record, /*validate=*/false).train.grad_accum_steps;
+  if (accum_then < 1 || accum_then > kMaxGradAccumSteps)  // (the record's config is not validated)
+    throw CheckpointError(record_path + ": its config: train.grad_accum_steps must be from 1 to " +
+                          std::to_string(kMaxGradAccumSteps) + ", got " + std::to_string(accum_then));
   const int64_t ranks_now = dist::size(), accum_now = config.train.grad_accum_steps;
   if (ranks_then * accum_then == ranks_now * accum_now) return;
   throw ConfigError("train.grad_accum_steps: " + record_path + " was trained on " + std::to_string(ranks_then) +

@@ -214,6 +214,11 @@ TEST_CASE("seq2seq: bad settings name the key") {
   c.eval_size = 5;  // 10 possible inputs
   CHECK(contains(error_of<ConfigError>([&] { Seq2SeqTask t(c, 1); }),
                  "data.task_eval_size: 5 held-out examples out of only 10 possible inputs"));
+  c = config("copy", 64, 64);  // 2^64 inputs, more than any int64 holds
+  c.num_symbols = 2;
+  c.eval_size = int64_t(5'000'000'000'000'000'000);
+  CHECK(contains(error_of<ConfigError>([&] { Seq2SeqTask t(c, 1); }),
+                 "5000000000000000000 held-out examples out of only 18446744073709551616 possible inputs"));
   c = config("sort");
   c.num_symbols = 1;
   CHECK(error_of<ConfigError>([&] { Seq2SeqTask t(c, 1); }) == "data.task_symbols: must be in [2, 1000], got 1");

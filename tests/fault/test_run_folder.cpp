@@ -370,6 +370,10 @@ TEST_CASE("a run on a text file: the text replaced or moved, its token cache, sa
   CHECK(s.exit_code == 0);
   CHECK(s.out.size() >= 40);  // the prompt, 40 characters, a newline
   CHECK(s.err.rfind((run / "checkpoints" / "last.json").string() + " (step 6)\n", 0) == 0);  // which checkpoint
+  // A leading zero is still base 10: "040" is 40 tokens (CLI11 alone reads it as octal, 32).
+  CliResult zero = run_cli({"sample", run.string(), "--max-new-tokens", "040", "--seed", "1"}, 120);
+  CHECK(zero.exit_code == 0);
+  CHECK(zero.out == s.out);
   check_refused(run_cli({"eval", run.string()}, 120), "eval: scoring the val split needs the run's training text");
 }
 

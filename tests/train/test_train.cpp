@@ -443,6 +443,17 @@ TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it"
   resume.resume = true;
   CHECK_THROWS_WITH_AS(quiet_train(c, resume), doctest::Contains((last + ": its config: model.n_layers").c_str()),
                        CheckpointError);
+  // The record's grad_accum_steps times its ranks is compared with today's: a value no config
+  // allows is refused first (2^62 x 2 ranks overflowed int64).
+  edited = record;
+  edited["config"]["train"]["grad_accum_steps"] = int64_t(1) << 62;
+  edited["run"]["world_size"] = 2;
+  std::ofstream(last) << edited.dump(1);
+  CHECK_THROWS_WITH_AS(
+      quiet_train(c, resume),
+      doctest::Contains(
+          (last + ": its config: train.grad_accum_steps must be from 1 to 4096, got 4611686018427387904").c_str()),
+      CheckpointError);
   edited = record;
   edited["tokenizer"] = {{"type", "wordpiece"}};
   std::ofstream(last) << edited.dump(1);
