@@ -3,7 +3,8 @@
 // Each section lists its fields once, in `fields()`, with one line of documentation next to
 // each: that list drives JSON reading (unknown keys are errors with a "did you mean"), JSON
 // writing (the resolved config saved in every run directory) and configs/README.md
-// (`scratchformer config-doc`), so the documentation cannot drift from the code. An option
+// (`scratchformer config-doc`), so the documentation cannot drift from the code; the Chinese
+// edition, configs/README.zh.md, gives each key's text in train/config_doc_zh.cpp. An option
 // named by a string in JSON is held as its enum (train/options.h): the name is read and written
 // here only.
 //
@@ -311,9 +312,13 @@ inline constexpr uintmax_t kMaxConfigBytes = 1 << 20;  // 1 MiB: a config is a f
 // search runs from the last. load_config's errors and the resume checks name their source with it.
 const std::string* last_override_of(const std::vector<std::string>& overrides, const std::string& key);
 
+// The language of the config reference: en (configs/README.md) or zh (configs/README.zh.md).
+enum class DocLang { en, zh };
 // configs/README.md: every section and field with its default and its documentation, then the
-// ready configs found in `configs_dir` (each with its "description"), when it is not empty.
-std::string config_doc_markdown(const std::string& configs_dir = "");
+// ready configs found in `configs_dir` (each with its "description"), when it is not empty. In
+// Chinese (configs/README.zh.md) the texts come from train/config_doc_zh.cpp, keyed by the same
+// names; a key or a ready config it has no text for keeps its English one.
+std::string config_doc_markdown(const std::string& configs_dir = "", DocLang lang = DocLang::en);
 
 // True for the sequence-to-sequence tasks ("copy", "reverse", "sort", "addition").
 bool is_seq2seq_dataset(Dataset dataset);

@@ -111,7 +111,8 @@ std::vector<Line> markdown_lines(const fs::path& file) {
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(pos, end - pos);
     pos = end + 1;
-    std::string where = file.filename().string() + ":" + std::to_string(number);
+    // The path from the source tree: two of the files are README.zh.md.
+    std::string where = fs::relative(file, SF_SOURCE_DIR).string() + ":" + std::to_string(number);
     if (line.rfind("```", 0) == 0) {
       in_fence = !in_fence;
       out.push_back({where, "", Kind::block});
@@ -157,7 +158,8 @@ std::vector<Line> chinese_literals(const fs::path& file) {
 }
 
 std::vector<fs::path> chinese_markdown_files() {
-  std::vector<fs::path> files{fs::path(SF_SOURCE_DIR) / "README.zh.md"};
+  std::vector<fs::path> files{fs::path(SF_SOURCE_DIR) / "README.zh.md",
+                              fs::path(SF_SOURCE_DIR) / "configs" / "README.zh.md"};  // the config reference
   for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "lessons" / "zh"))
     if (e.path().extension() == ".md" && e.path().filename() != "glossary.md") files.push_back(e.path());
   for (const auto& e : fs::directory_iterator(fs::path(SF_SOURCE_DIR) / "exercises" / "zh"))  // the exercises' tasks

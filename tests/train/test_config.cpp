@@ -1,8 +1,11 @@
 // Config system: defaults, JSON reading, every kind of error message, --set, generated docs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +16,7 @@
 #include "nn/layers.h"
 #include "nn/positional.h"
 #include "train/config.h"
+#include "train/config_doc_zh.h"
 #include "train/models.h"
 
 using namespace sf;
@@ -305,4 +309,82 @@ TEST_CASE("configs/README.md is the generated reference, up to date with the cod
   committed << in.rdbuf();
   bool same = committed.str() == config_doc_markdown(std::string(SF_SOURCE_DIR) + "/configs");
   CHECK_MESSAGE(same, "configs/README.md is out of date: run `build/scratchformer config-doc > configs/README.md`");
+}
+
+TEST_CASE("configs/README.zh.md is the generated Chinese reference, up to date with the code") {
+  std::ifstream in(std::string(SF_SOURCE_DIR) + "/configs/README.zh.md");
+  REQUIRE_MESSAGE(
+      in.good(),
+      "configs/README.zh.md is missing: run `build/scratchformer config-doc --lang zh > configs/README.zh.md`");
+  std::stringstream committed;
+  committed << in.rdbuf();
+  bool same = committed.str() == config_doc_markdown(std::string(SF_SOURCE_DIR) + "/configs", DocLang::zh);
+  CHECK_MESSAGE(same,
+                "configs/README.zh.md is out of date: run `build/scratchformer config-doc --lang zh > "
+                "configs/README.zh.md`");
+}
+
+// The numbers a text writes ("1.8857", "25,000", "2e-3" is 2 and 3), sorted: a translation
+// keeps them all, in whatever order its sentences take.
+static std::vector<std::string> numbers_in(const std::string& text) {
+  auto digit = [&](size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    if (!digit(i)) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (digit(j) || ((text[j] == '.' || text[j] == ',') && digit(j + 1))) ++j;
+    out.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+static std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// Each Chinese text against its English one: it exists, and it has the same numbers. `english`
+// maps every name the English edition has to its text.
+static void check_chinese_texts(const std::string& what, const std::map<std::string, std::string>& english,
+                                const std::map<std::string, std::string>& chinese) {
+  for (const auto& [name, text] : english) {
+    auto it = chinese.find(name);
+    if (it == chinese.end()) {
+      FAIL_CHECK(what << " " << name << " has no Chinese text in train/config_doc_zh.cpp");
+      continue;
+    }
+    CHECK_MESSAGE(numbers_in(it->second) == numbers_in(text),
+                  what << " " << name << ": the Chinese text's numbers (" << joined(numbers_in(it->second))
+                       << ") are not the English text's (" << joined(numbers_in(text)) << ")");
+  }
+  for (const auto& [name, text] : chinese)
+    CHECK_MESSAGE(english.count(name) == 1,
+                  "train/config_doc_zh.cpp has a text for " << what << " " << name << ", which does not exist");
+}
+
+TEST_CASE("the Chinese reference has a text for each section, key and ready config, with the same numbers") {
+  CHECK(numbers_in("lr 2e-3, val 1.8857 (25,000 chars), 3.") ==
+        std::vector<std::string>{"1.8857", "2", "25,000", "3", "3"});
+  std::map<std::string, std::string> sections, fields, configs;
+  Config c;
+  c.sections([&](const char* section, auto& s, const char* about) {
+    sections[section] = about;
+    s.fields([&](const char* key, auto&, const char* doc) { fields[std::string(section) + "." + key] = doc; });
+  });
+  for (const auto& e : std::filesystem::directory_iterator(std::string(SF_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    configs[e.path().filename().string()] = json::parse(in).value("description", "");
+  }
+  REQUIRE(configs.size() >= 5);
+  const ConfigDocTexts& zh = config_doc_zh();
+  check_chinese_texts("section", sections, zh.sections);
+  check_chinese_texts("key", fields, zh.fields);
+  check_chinese_texts("ready config", configs, zh.configs);
 }
