@@ -15,9 +15,9 @@ namespace sf {
 // One edition of the config reference: the words around its tables, and the texts of the
 // sections, keys and ready configs, each keyed by its name.
 struct ConfigDocTexts {
-  std::string intro;        // from the top of the file to the first section
-  std::string key_table;    // the header of each section's table of keys
-  std::string ready_table;  // the heading and the header of the ready configs' table
+  std::string intro;                            // from the top of the file to the first section
+  std::string key_table;                        // the header of each section's table of keys
+  std::string ready_table;                      // the heading and the header of the ready configs' table
   std::map<std::string, std::string> sections;  // "model" -> what the section holds
   std::map<std::string, std::string> fields;    // "model.n_layer" -> what the key does
   std::map<std::string, std::string> configs;   // "default.json" -> what it trains
