@@ -80,6 +80,11 @@ inline void fill_vector_tail(T* x, int64_t from, int64_t to, T value) {
 }
 
 // y[i] = exp(x[i] - m); returns the sum of the y[i] (x and y may alias).
+//
+// In double, arguments below -1000 (a masked -inf above all) are raised to -1000 first: xsimd's
+// exp converts x / ln 2 to int64, on AVX2 and in xsimd 8's AVX-512 code one element at a time in C++,
+// where converting -inf is undefined. exp(-1000) is 0 as exp(-inf) is, so every result keeps its
+// bits, and a NaN stays NaN (it fails the comparison). Float converts with an instruction.
 template <class T>
 inline T exp_shifted(const T* x, T* y, int64_t n, T m) {
   using B = xsimd::batch<T>;
@@ -87,7 +92,9 @@ inline T exp_shifted(const T* x, T* y, int64_t n, T m) {
   B bm(m), acc(T(0));
   int64_t i = 0;
   for (; i + W <= n; i += W) {
-    B e = xsimd::exp(B::load_unaligned(x + i) - bm);
+    B shifted = B::load_unaligned(x + i) - bm;
+    if constexpr (std::is_same_v<T, double>) shifted = xsimd::select(shifted < B(-1000.0), B(-1000.0), shifted);
+    B e = xsimd::exp(shifted);
     e.store_unaligned(y + i);
     acc += e;
   }
