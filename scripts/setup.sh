@@ -43,7 +43,8 @@ done
 
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "setup.sh: this system has no apt. Install by hand: a C++20 compiler (g++ >= 12), CMake >= 3.20," >&2
-  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, OpenSSL (libcrypto), utfcpp, and gnuplot and graphviz (optional)." >&2
+  echo "  xtensor 0.24, xtensor-blas 0.20, xtl, xsimd, OpenBLAS, nlohmann-json 3.11, doctest, CLI11, OpenSSL (libcrypto), utfcpp," >&2
+  echo "  kainjow's header-only Mustache (kainjow/mustache.hpp, 4.1), and gnuplot and graphviz (optional); README.md shows a Mac's." >&2
   exit 1
 fi
 
