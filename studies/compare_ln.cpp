@@ -3,6 +3,7 @@
 #include "studies/compare_ln.h"
 
 #include <algorithm>
+#include <limits>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -68,8 +69,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
         if (!value.is_array()) throw wrong_type();
         o.lrs.clear();
         for (const json& r : value) {
-          if (!r.is_number() || r.get<double>() <= 0)
-            throw ConfigError("compare.lrs: every learning rate must be a number > 0, got " + r.dump());
+          // (at most float32's largest, as optim.lr: the optimizer computes in float32)
+          if (!r.is_number() || r.get<double>() <= 0 || r.get<double>() > std::numeric_limits<float>::max())
+            throw ConfigError("compare.lrs: every learning rate must be a number > 0 and at most 3.4e+38, got " +
+                              r.dump());
           o.lrs.push_back(r.get<double>());
         }
       } else {

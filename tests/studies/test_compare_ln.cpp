@@ -301,6 +301,11 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
   write(R"({"compare": {"lrs": [1e-3, -1]}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()),
                        doctest::Contains("compare.lrs: every learning rate must be a number > 0"), ConfigError);
+  write(R"({"compare": {"lrs": [1e-3, 1e39]}})");
+  CHECK_THROWS_WITH_AS(
+      load_compare_study(bad.string()),
+      doctest::Contains("compare.lrs: every learning rate must be a number > 0 and at most 3.4e+38, got 1e+39"),
+      ConfigError);
   write(R"({"compare": {"quick": 1}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.quick: wrong type"), ConfigError);
   CHECK_THROWS_WITH_AS(load_compare_study("configs/no_such_study.json"), doctest::Contains("not found"), ConfigError);
