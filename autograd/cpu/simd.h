@@ -81,10 +81,11 @@ inline void fill_vector_tail(T* x, int64_t from, int64_t to, T value) {
 
 // y[i] = exp(x[i] - m); returns the sum of the y[i] (x and y may alias).
 //
-// In double, arguments below -1000 (a masked -inf above all) are raised to -1000 first: xsimd's
-// exp converts x / ln 2 to int64, on AVX2 and in xsimd 8's AVX-512 code one element at a time in C++,
-// where converting -inf is undefined. exp(-1000) is 0 as exp(-inf) is, so every result keeps its
-// bits, and a NaN stays NaN (it fails the comparison). Float converts with an instruction.
+// In double, xsimd's exp converts x / ln 2 to int64, on AVX2 and in xsimd 8's AVX-512 code one
+// element at a time in C++, where converting -inf or NaN is undefined. So arguments below -1000
+// (a masked -inf above all) go in as -1000, whose exp is 0 as exp(-inf) is (every result keeps its
+// bits), and a NaN goes in as -1000 too and is put back in the result. Float converts with an
+// instruction.
 template <class T>
 inline T exp_shifted(const T* x, T* y, int64_t n, T m) {
   using B = xsimd::batch<T>;
@@ -92,9 +93,15 @@ inline T exp_shifted(const T* x, T* y, int64_t n, T m) {
   B bm(m), acc(T(0));
   int64_t i = 0;
   for (; i + W <= n; i += W) {
-    B shifted = B::load_unaligned(x + i) - bm;
-    if constexpr (std::is_same_v<T, double>) shifted = xsimd::select(shifted < B(-1000.0), B(-1000.0), shifted);
-    B e = xsimd::exp(shifted);
+    const B shifted = B::load_unaligned(x + i) - bm;
+    B e;
+    if constexpr (std::is_same_v<T, double>) {
+      const auto nan = xsimd::isnan(shifted);
+      e = xsimd::exp(xsimd::select(nan | (shifted < B(-1000.0)), B(-1000.0), shifted));
+      e = xsimd::select(nan, shifted, e);
+    } else {
+      e = xsimd::exp(shifted);
+    }
     e.store_unaligned(y + i);
     acc += e;
   }
@@ -152,8 +159,11 @@ inline void map2(const T* x, const T* y, T* z, int64_t n, F f) {
 template <class T>
 inline void softmax_row(T* x, int64_t n) {
   T m = row_max(x, n);
-  if (m == -std::numeric_limits<T>::infinity()) {
-    std::fill(x, x + n, T(0));
+  if (m == -std::numeric_limits<T>::infinity()) {  // every entry masked: zeros, unless one is NaN
+    // (row_max passes over a NaN, so [NaN] or [NaN, -inf] land here too; a NaN logit must not
+    // vanish into a row of zeros, where it would hide a diverged run)
+    const bool any_nan = std::any_of(x, x + n, [](T v) { return std::isnan(v); });
+    std::fill(x, x + n, any_nan ? std::numeric_limits<T>::quiet_NaN() : T(0));
     return;
   }
   T total = exp_shifted(x, x, n, m);

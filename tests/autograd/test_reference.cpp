@@ -92,6 +92,11 @@ TEST_CASE_TEMPLATE("softmax and log_softmax match the reference, masked rows inc
     if (C > 1) xv(2, 0) = -std::numeric_limits<T>::infinity();
     xv(3, 0) = T(80);  // a large logit: e^80 overflows float if the max is not subtracted
     check_close(as_xtensor<T>(softmax(x, -1)), ref::softmax(rows_f64(x)), tolerance<T>(), "softmax");
+    // A NaN logit makes its whole row NaN (in double, xsimd's exp must not see it: simd.h).
+    Tensor with_nan = x.clone();
+    as_xtensor<T>(with_nan)(4, C / 2) = std::numeric_limits<T>::quiet_NaN();
+    auto p = as_xtensor<T>(softmax(with_nan, -1));
+    for (int64_t j = 0; j < C; ++j) CHECK(std::isnan(p(4, j)));
     Tensor finite = random_tensor<T>({5, C}, 3 + static_cast<uint64_t>(C), 4.0);
     check_close(as_xtensor<T>(log_softmax(finite, -1)), ref::log_softmax(rows_f64(finite)), tolerance<T>(),
                 "log_softmax");
