@@ -469,8 +469,8 @@ static json parse_without_duplicate_keys(const std::string& text) {
   json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
     if (event == json::parse_event_t::object_start) {
       std::string name = levels.empty()               ? ""
-                         : levels.back().name.empty() ? last_key
-                                                      : levels.back().name + "." + last_key;
+                         : levels.back().name.empty() ? printable(last_key)
+                                                      : levels.back().name + "." + printable(last_key);
       levels.push_back({name, {}});
     } else if (event == json::parse_event_t::object_end) {
       if (!levels.empty()) levels.pop_back();
