@@ -26,8 +26,8 @@ const char* task_name(TaskKind task) {
   return "?";
 }
 
-// A count held in a double, written out whole (it may be past any integer type: 2 symbols and
-// sequences up to 64 long make 2^65 inputs).
+// A count held in a double, written out whole: it may be past int64 (addition's numbers of up to
+// 17 digits make about 10^34 pairs, and the other tasks' counts stop growing only past 10^18).
 static std::string whole_count(double v) {
   char buf[400];
   std::snprintf(buf, sizeof buf, "%.0f", v);

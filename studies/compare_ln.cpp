@@ -3,12 +3,12 @@
 #include "studies/compare_ln.h"
 
 #include <algorithm>
-#include <limits>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <sstream>
