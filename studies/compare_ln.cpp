@@ -71,8 +71,10 @@ CompareStudy load_compare_study(const std::string& path, const std::vector<std::
         for (const json& r : value) {
           // (at most float32's largest, as optim.lr: the optimizer computes in float32)
           if (!r.is_number() || r.get<double>() <= 0 || r.get<double>() > std::numeric_limits<float>::max())
-            throw ConfigError("compare.lrs: every learning rate must be a number > 0 and at most 3.4e+38, got " +
-                              r.dump());
+            throw ConfigError(
+                "compare.lrs: every learning rate must be a number > 0 and at most 3.4028234663852886e+38 (the "
+                "largest float32), got " +
+                r.dump());
           o.lrs.push_back(r.get<double>());
         }
       } else {

@@ -81,8 +81,8 @@ inline void fill_vector_tail(T* x, int64_t from, int64_t to, T value) {
 
 // y[i] = exp(x[i] - m); returns the sum of the y[i] (x and y may alias).
 //
-// In double, xsimd's exp converts x / ln 2 to int64, on AVX2 and in xsimd 8's AVX-512 code one
-// element at a time in C++, where converting -inf or NaN is undefined. So arguments below -1000
+// In double, xsimd's exp converts x / ln 2 to int64, on SSE2 and AVX2 (and AVX-512 without DQ)
+// one element at a time in C++, where converting -inf or NaN is undefined. So arguments below -1000
 // (a masked -inf above all) go in as -1000, whose exp is 0 as exp(-inf) is (every result keeps its
 // bits), and a NaN goes in as -1000 too and is put back in the result. Float converts with an
 // instruction.
@@ -160,7 +160,7 @@ template <class T>
 inline void softmax_row(T* x, int64_t n) {
   T m = row_max(x, n);
   if (m == -std::numeric_limits<T>::infinity()) {  // every entry masked: zeros, unless one is NaN
-    // (row_max passes over a NaN, so [NaN] or [NaN, -inf] land here too; a NaN logit must not
+    // (row_max may pass over a NaN, so [NaN] or [NaN, -inf] can land here; a NaN logit must not
     // vanish into a row of zeros, where it would hide a diverged run)
     const bool any_nan = std::any_of(x, x + n, [](T v) { return std::isnan(v); });
     std::fill(x, x + n, any_nan ? std::numeric_limits<T>::quiet_NaN() : T(0));

@@ -304,7 +304,8 @@ TEST_CASE("compare_ln: bad study settings are one clear error naming the key") {
   write(R"({"compare": {"lrs": [1e-3, 1e39]}})");
   CHECK_THROWS_WITH_AS(
       load_compare_study(bad.string()),
-      doctest::Contains("compare.lrs: every learning rate must be a number > 0 and at most 3.4e+38, got 1e+39"),
+      doctest::Contains("compare.lrs: every learning rate must be a number > 0 and at most 3.4028234663852886e+38 (the "
+                        "largest float32), got 1e+39"),
       ConfigError);
   write(R"({"compare": {"quick": 1}})");
   CHECK_THROWS_WITH_AS(load_compare_study(bad.string()), doctest::Contains("compare.quick: wrong type"), ConfigError);

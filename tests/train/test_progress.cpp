@@ -69,7 +69,7 @@ TEST_CASE("progress: a log line shows the tokens per second over its interval, n
 TEST_CASE("progress: durations and the bar stay sane for any step count or time a run folder holds") {
   CHECK(format_duration(65) == "1m05s");
   CHECK(format_duration(1e300) == "?");  // a hand-edited loop.seconds; llround's result would be unspecified
-  // Step 4e17 of 4.6e18 (a record's step can be that large): the bar is 2 of 24 wide (24 x step overflowed).
+  // Step 4e17 of 4.6e18 (a record's step can be that large): the bar is 2 of 24 wide (24 x step would overflow int64).
   std::ostringstream out;
   Progress p(int64_t(4'600'000'000'000'000'000), 2, out, true);
   p.update({int64_t(400'000'000'000'000'000), 1.5, 1e-3, 0.25, 1000.0, 0, 1000, 1.0});

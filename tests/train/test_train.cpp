@@ -444,7 +444,7 @@ TEST_CASE("a checkpoint record edited by hand fails its own checksum, naming it"
   CHECK_THROWS_WITH_AS(quiet_train(c, resume), doctest::Contains((last + ": its config: model.n_layers").c_str()),
                        CheckpointError);
   // The record's grad_accum_steps times its ranks is compared with today's: a value no config
-  // allows is refused first (2^62 x 2 ranks overflowed int64).
+  // allows is refused first (2^62 x 2 ranks would overflow int64).
   edited = record;
   edited["config"]["train"]["grad_accum_steps"] = int64_t(1) << 62;
   edited["run"]["world_size"] = 2;
