@@ -27,7 +27,8 @@ struct Rows {
 };
 
 // ---- softmax rows ----
-// y = e^(x - max) / sum e^(x - max). A row that is entirely -inf (fully masked) gives zeros.
+// y = e^(x - max) / sum e^(x - max). A row that is entirely -inf (fully masked) gives zeros; a
+// row with a NaN gives NaN (std::max passes over it, so a NaN among -inf is looked for).
 template <class T>
 inline void softmax_forward(const T* x, T* y, const Rows& rows) {
   if (rows.inner == 1) {  // contiguous rows: the vectorized kernel
@@ -44,7 +45,9 @@ inline void softmax_forward(const T* x, T* y, const Rows& rows) {
     T m = -std::numeric_limits<T>::infinity();
     for (int64_t j = 0; j < rows.n; ++j) m = std::max(m, xr[j * s]);
     if (m == -std::numeric_limits<T>::infinity()) {
-      for (int64_t j = 0; j < rows.n; ++j) yr[j * s] = 0;
+      bool any_nan = false;
+      for (int64_t j = 0; j < rows.n; ++j) any_nan = any_nan || std::isnan(xr[j * s]);
+      for (int64_t j = 0; j < rows.n; ++j) yr[j * s] = any_nan ? std::numeric_limits<T>::quiet_NaN() : T(0);
       continue;
     }
     T total = 0;

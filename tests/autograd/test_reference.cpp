@@ -99,6 +99,12 @@ TEST_CASE_TEMPLATE("softmax and log_softmax match the reference, masked rows inc
     const Tensor probs = softmax(with_nan, -1);  // (kept: as_xtensor adapts its storage, not a copy)
     auto p = as_xtensor<T>(probs);
     for (int64_t j = 0; j < C; ++j) CHECK((std::isnan(p(4, j)) && std::isnan(p(1, j))));
+    // The same along the other dimension (the strided rows): column 0 of a (2, C) tensor holding
+    // only -inf and a NaN.
+    Tensor cols = Tensor::full({2, C}, -std::numeric_limits<T>::infinity(), with_nan.dtype());
+    as_xtensor<T>(cols)(1, 0) = std::numeric_limits<T>::quiet_NaN();
+    const Tensor col_probs = softmax(cols, 0);
+    CHECK((std::isnan(as_xtensor<T>(col_probs)(0, 0)) && std::isnan(as_xtensor<T>(col_probs)(1, 0))));
     Tensor finite = random_tensor<T>({5, C}, 3 + static_cast<uint64_t>(C), 4.0);
     check_close(as_xtensor<T>(log_softmax(finite, -1)), ref::log_softmax(rows_f64(finite)), tolerance<T>(),
                 "log_softmax");
