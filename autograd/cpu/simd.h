@@ -81,11 +81,11 @@ inline void fill_vector_tail(T* x, int64_t from, int64_t to, T value) {
 
 // y[i] = exp(x[i] - m); returns the sum of the y[i] (x and y may alias).
 //
-// In double, xsimd's exp converts x / ln 2 to int64, on SSE2 and AVX2 (and AVX-512 without DQ)
-// one element at a time in C++, where converting -inf or NaN is undefined. So arguments below -1000
-// (a masked -inf above all) go in as -1000, whose exp is 0 as exp(-inf) is (every result keeps its
-// bits), and a NaN goes in as -1000 too and is put back in the result. Float converts with an
-// instruction.
+// In double, xsimd 8's exp converts x / ln 2 to int64 one element at a time in C++ on SSE2 and
+// AVX2, and in a native build on a Zen 4 too (its avx512bw path), where converting -inf or NaN is
+// undefined. So arguments below -1000 (a masked -inf above all) go in as -1000, whose exp is 0 as
+// exp(-inf) is (every result keeps its bits), and a NaN goes in as -1000 too and is put back in
+// the result. Float converts with an instruction.
 template <class T>
 inline T exp_shifted(const T* x, T* y, int64_t n, T m) {
   using B = xsimd::batch<T>;
